@@ -1,0 +1,92 @@
+// Builds the HTTP application: platform conventions, authentication and every domain's routes.
+// It owns no connections; the caller (service.ts, or a test) hands in the database and keys.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Db } from './platform/database/pool.ts';
+import type { Keys } from './platform/keys.ts';
+import type { Mode } from './platform/config.ts';
+import { registerHttpPlatform, requestIdFor } from './platform/http/plugins.ts';
+import { registerOpenApi } from './platform/http/openapi.ts';
+import { validatorCompiler } from './platform/http/validation.ts';
+import { createTokenSigner } from './auth/tokens.ts';
+import { createClientStatusCache, registerAuth } from './auth/plugin.ts';
+import { createTokenService } from './auth/token-service.ts';
+import { createClientsService } from './auth/clients.ts';
+import { basicCredentials, tokenRoutes } from './auth/routes.ts';
+import { codeRoutes } from './codes/routes.ts';
+import { healthRoutes, type Readiness } from './health/routes.ts';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+export interface AppOptions {
+  mode: Mode;
+  db: Db;
+  keys: Keys;
+  rateLimitPerMinute: number;
+  readiness: Readiness;
+  logger: FastifyBaseLogger;
+}
+
+/** One access-log line per request (not two), with the path but never the query string. */
+class AccessLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const entry = {
+      method: request.method,
+      path: request.url.split('?')[0],
+      statusCode: reply.statusCode,
+      responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,
+    };
+    if (error) reply.log.error({ ...entry, err: error }, 'request errored');
+    else reply.log.info(entry, 'request completed');
+  }
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
+    requestIdHeader: false,
+    logController: new AccessLog({ requestIdLogLabel: 'requestId' }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    connectionTimeout: 30_000,
+    keepAliveTimeout: 72_000,
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { maxParamLength: 200 },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+
+  const signer = createTokenSigner(options.keys.tokenSigningKey, options.keys.tokenSigningKeyPrevious);
+  const clientStatus = createClientStatusCache(options.db);
+  const tokens = createTokenService({ db: options.db, clientSecretKey: options.keys.clientSecretKey, signer });
+  const clients = createClientsService({
+    db: options.db,
+    clientSecretKey: options.keys.clientSecretKey,
+    onChange: (clientId) => clientStatus.forget(clientId),
+  });
+  app.decorate('services', { clients });
+
+  await registerHttpPlatform(app, {
+    rateLimitPerMinute: options.rateLimitPerMinute,
+    clientKey: (request) => {
+      if (request.auth) return `client:${request.auth.clientId}`;
+      const basic = basicCredentials(request.headers.authorization);
+      return typeof basic === 'object' ? `client:${basic.clientId}` : undefined;
+    },
+  });
+  await registerOpenApi(app);
+  registerAuth(app, { signer, clientStatus });
+
+  await app.register(healthRoutes, { readiness: options.readiness });
+  await app.register(tokenRoutes, { tokens });
+  await app.register(codeRoutes);
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: { clients: ReturnType<typeof createClientsService> };
+  }
+}

@@ -1,0 +1,98 @@
+// POST /oauth2/token: form body only, client credentials by HTTP Basic or in the body.
+// Every failure answers in RFC 6749 section 5.2 form, never the API's Error body.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { OAuthErrorBody, TokenRequestBody, TokenResponse } from './schemas.ts';
+import type { OAuthErrorCode, TokenService } from './token-service.ts';
+import { errorResponses } from '../platform/http/errors.ts';
+
+const NOT_A_FORM = Symbol('not a form body');
+const FORM_FIELDS = new Set(['grant_type', 'scope', 'client_id', 'client_secret']);
+
+type Form = Record<string, string>;
+type Parsed = { ok: true; form: Form } | { ok: false; description: string };
+
+function parseForm(text: string): Parsed {
+  const form: Form = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (name in form) return { ok: false, description: `${name} is repeated` };
+    if (!FORM_FIELDS.has(name)) continue; // RFC 6749 3.2: unknown parameters are ignored
+    form[name] = value;
+  }
+  return { ok: true, form };
+}
+
+/** `client_id:client_secret` from an HTTP Basic header, each form-urlencoded first (RFC 6749 2.3.1). */
+export function basicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | 'malformed' | undefined {
+  if (header === undefined) return undefined;
+  const match = /^Basic ([A-Za-z0-9+/]+=*)$/i.exec(header.trim());
+  if (!match) return 'malformed';
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 1) return 'malformed';
+  const unescape = (s: string) => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      return s;
+    }
+  };
+  return { clientId: unescape(decoded.slice(0, colon)), clientSecret: unescape(decoded.slice(colon + 1)) };
+}
+
+function oauthError(reply: FastifyReply, error: OAuthErrorCode, description: string) {
+  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  if (error === 'invalid_client') {
+    return reply.code(401).header('www-authenticate', 'Basic realm="oauth2"').send({ error, error_description: description });
+  }
+  return reply.code(400).send({ error, error_description: description });
+}
+
+export async function tokenRoutes(app: FastifyInstance, opts: { tokens: TokenService }) {
+  // This context reads form bodies only; anything else reaches the handler as NOT_A_FORM.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, parseForm(body as string));
+  });
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, NOT_A_FORM));
+
+  app.post(
+    '/oauth2/token',
+    {
+      schema: {
+        summary: 'Get an access token (OAuth 2.0 client credentials)',
+        description:
+          'Authenticate with HTTP Basic (`client_id:client_secret`) or with `client_id` and `client_secret` in the form ' +
+          'body (not both). The token is a signed JWT valid for `expires_in` seconds (300); ask for a new one before it ' +
+          'expires. Errors follow RFC 6749 section 5.2.',
+        tags: ['Authentication'],
+        consumes: ['application/x-www-form-urlencoded'],
+        body: TokenRequestBody,
+        response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, ...errorResponses(413, 429, 500) },
+      },
+      // The handler checks the form itself so that failures take the RFC 6749 shape.
+      validatorCompiler: () => () => true,
+    },
+    async (request, reply) => {
+      const body = request.body as Parsed | typeof NOT_A_FORM | undefined;
+      if (body === undefined || body === NOT_A_FORM) {
+        return oauthError(reply, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+      }
+      if (!body.ok) return oauthError(reply, 'invalid_request', body.description);
+      const { form } = body;
+      const basic = basicCredentials(request.headers.authorization);
+      if (basic === 'malformed') return oauthError(reply, 'invalid_request', 'Authorization: must be "Basic <base64(client_id:client_secret)>"');
+      const inBody = form['client_id'] !== undefined || form['client_secret'] !== undefined;
+      if (basic && inBody) return oauthError(reply, 'invalid_request', 'send client credentials by one method only');
+      const clientId = basic?.clientId ?? form['client_id'];
+      const clientSecret = basic?.clientSecret ?? form['client_secret'];
+      if (clientId === undefined || clientSecret === undefined) {
+        return oauthError(reply, 'invalid_client', 'client authentication is required (HTTP Basic or client_id and client_secret)');
+      }
+      const result = await opts.tokens.issue({ clientId, clientSecret, grantType: form['grant_type'], scope: form['scope'] });
+      if (!result.ok) return oauthError(reply, result.error, result.description);
+      const scope = result.scopes.join(' ');
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      return { access_token: result.accessToken, token_type: 'Bearer', expires_in: result.expiresIn, Scope: scope, scope };
+    },
+  );
+}

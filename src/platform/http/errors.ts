@@ -1,0 +1,96 @@
+// The one Error body of the contract (section 2) and the typed error that carries it. Domain
+// services return their expected failures as values; routes turn them into ApiError through a
+// table per domain, and the single error handler in plugins.ts writes every failure.
+import { Type, type Static } from 'typebox';
+import { StringEnum } from '../schema.ts';
+
+/** Every contract error code with its HTTP status. */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  INSUFFICIENT_SCOPE: 403,
+  NOT_FOUND: 404,
+  INVALID_STATE: 409,
+  DUPLICATE_SOURCE_MEMBER_PAYOUT_ID: 409,
+  REQUEST_IN_PROGRESS: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  UNKNOWN_PAYOUT_PROVIDER: 422,
+  UNSUPPORTED_CURRENCY: 422,
+  UNSUPPORTED_PAYOUT_METHOD: 422,
+  LIMIT_EXCEEDED: 422,
+  INSUFFICIENT_PREFUND: 422,
+  UNKNOWN_DESTINATION_MEMBER: 422,
+  CORRIDOR_INACTIVE: 422,
+  RATE_NOT_FOUND: 422,
+  RATE_EXPIRED: 422,
+  RATE_ALREADY_USED: 422,
+  RATE_MISMATCH: 422,
+  AMOUNT_ABOVE_CORRIDOR_MAX: 422,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export const ErrorBody = Type.Object(
+  {
+    code: StringEnum(ERROR_CODES, { description: 'Machine-readable error code' }),
+    message: Type.String({ description: 'A sentence for people' }),
+    detail: Type.String({ description: 'The offending field path and rule, or more about the cause' }),
+  },
+  {
+    $id: 'Error',
+    additionalProperties: false,
+    examples: [{ code: 'VALIDATION_ERROR', message: 'The request is not valid.', detail: 'size: must be <= 100' }],
+  },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, detail = '', headers: Record<string, string> = {}) {
+    super(message);
+    this.code = code;
+    this.detail = detail;
+    this.headers = headers;
+  }
+
+  get statusCode(): number {
+    return ERROR_STATUS[this.code];
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, detail: this.detail };
+  }
+}
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'The request does not match the schema (VALIDATION_ERROR)',
+  401: 'Missing, malformed, forged or expired bearer token (UNAUTHORIZED)',
+  403: 'The token lacks the scope of this operation (INSUFFICIENT_SCOPE)',
+  404: 'Unknown resource, or one that belongs to another member (NOT_FOUND)',
+  409: 'Not allowed in the resource\'s current state',
+  413: 'Body over 64 KiB (PAYLOAD_TOO_LARGE)',
+  415: 'The body is not JSON (UNSUPPORTED_MEDIA_TYPE)',
+  422: 'A business rule refused the request',
+  429: 'Over the per-client request rate (RATE_LIMITED); see Retry-After',
+  500: 'Unexpected failure (INTERNAL_ERROR)',
+  503: 'Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE)',
+};
+
+/** Response schemas for the error statuses a route can produce, for its OpenAPI entry. */
+export function errorResponses(...statuses: number[]) {
+  const responses: Record<number, unknown> = {};
+  for (const status of statuses) {
+    responses[status] = Type.Ref('Error', { description: DESCRIPTIONS[status] ?? 'Error' });
+  }
+  return responses;
+}

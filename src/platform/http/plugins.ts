@@ -1,0 +1,93 @@
+// The HTTP conventions of CONTRACT section 2 that hold on every route: request ids, the single
+// error handler, 404s, content types, body size, security headers and the per-client rate limit.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import { randomUUID } from 'node:crypto';
+import { ApiError, ErrorBody } from './errors.ts';
+import { describeValidationError } from './validation.ts';
+
+const REQUEST_ID_MAX = 128;
+const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
+
+/** The client's X-Request-Id when it is 1..128 printable ASCII characters; otherwise a new UUID. */
+export function requestIdFor(header: string | string[] | undefined): string {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value !== undefined && value.length <= REQUEST_ID_MAX && PRINTABLE_ASCII.test(value)) return value;
+  return randomUUID();
+}
+
+function toApiError(error: FastifyError): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation && error.validation.length > 0) {
+    const first = error.validation[0]!;
+    return new ApiError('VALIDATION_ERROR', 'The request is not valid.', describeValidationError(first as never, error.validationContext));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', 'The request body is larger than 64 KiB.', 'body: at most 65536 bytes');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON.', 'Content-Type: must be application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('VALIDATION_ERROR', 'The request body is empty.', 'body: must be a JSON document');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('VALIDATION_ERROR', 'The request body is not valid JSON.', 'body: malformed JSON');
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return new ApiError('VALIDATION_ERROR', 'The request is not valid.', error.code ? `request: ${error.code}` : 'body: malformed JSON');
+  }
+  if (error.statusCode === 503) return new ApiError('SERVICE_UNAVAILABLE', 'The service is not available right now.', 'retry later');
+  if (error.statusCode === 404) return new ApiError('NOT_FOUND', 'Nothing is found at this address.', '');
+  return new ApiError('INTERNAL_ERROR', 'Something went wrong on our side.', 'quote the X-Request-Id when you contact us');
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(error.toBody());
+}
+
+export interface HttpPlatformOptions {
+  rateLimitPerMinute: number;
+  /** The rate-limit key of an authenticated request (its client id). */
+  clientKey(request: FastifyRequest): string | undefined;
+}
+
+export async function registerHttpPlatform(app: FastifyInstance, options: HttpPlatformOptions) {
+  app.addSchema(ErrorBody);
+  // text/plain is on by default in Fastify; this API speaks JSON only.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(helmet, {
+    // JSON answers need no scripts; /docs sets its own policy (see openapi.ts).
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+    hsts: { maxAge: 31_536_000, includeSubDomains: true },
+  });
+
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'preHandler',
+    max: options.rateLimitPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (request) => options.clientKey(request) ?? `ip:${request.ip}`,
+    errorResponseBuilder: (_request, context) =>
+      new ApiError('RATE_LIMITED', 'Too many requests for this client.', `limit: ${context.max} requests per minute`, {
+        'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
+      }),
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: apiError.code, detail: apiError.detail }, 'request refused');
+    return sendError(reply, apiError);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new ApiError('NOT_FOUND', 'Nothing is found at this address.', `route: ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

@@ -1,0 +1,96 @@
+// Starts and stops the whole service: database (embedded or DATABASE_URL), migrations, keys,
+// the sandbox seed, the HTTP server and the in-process workers.
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import { PUBLISHED_SECRETS, type Config } from './platform/config.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './platform/database/embedded.ts';
+import { migrate } from './platform/database/migrate.ts';
+import { createPool, type Db } from './platform/database/pool.ts';
+import { resolveKeys } from './platform/keys.ts';
+import { startWorkers, workerLogger, type Workers } from './platform/jobs.ts';
+import { createClientsService } from './auth/clients.ts';
+import { seedSandbox } from './sandbox/seed.ts';
+import { taskList } from './tasks.ts';
+
+export interface RunningService {
+  app: FastifyInstance;
+  db: Db;
+  /** http://host:port of the listening server. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+async function openDatabase(config: Config, log: Logger) {
+  if (config.databaseUrl !== undefined) return { url: config.databaseUrl, embedded: undefined };
+  const embedded = await startEmbeddedPostgres(config.dataDir, {
+    info: (msg) => log.info(msg),
+    warn: (msg) => log.warn(msg),
+  });
+  return { url: embedded.url, embedded };
+}
+
+export async function startService(config: Config, log: Logger): Promise<RunningService> {
+  if (config.mode === 'mock') {
+    throw new StartupError('MODE=mock is not available yet: the mock server is built with the client package');
+  }
+  let embedded: EmbeddedPostgres | undefined;
+  let db: Db | undefined;
+  let workers: Workers | undefined;
+  let app: FastifyInstance | undefined;
+  let ready = false;
+  const stop = async () => {
+    ready = false;
+    await app?.close(); // stops accepting, lets in-flight requests finish
+    await workers?.stop(); // lets running jobs finish
+    await db?.end();
+    await embedded?.stop();
+  };
+  try {
+    const database = await openDatabase(config, log);
+    embedded = database.embedded;
+    db = createPool({ url: database.url, max: config.databasePoolMax, applicationName: `service-${process.pid}` });
+    const applied = await migrate(db, workerLogger(log));
+    if (applied.length > 0) log.info({ applied }, 'database migrations applied');
+    const keys = await resolveKeys(config);
+    if (config.mode === 'production') {
+      const weak = await createClientsService({ db, clientSecretKey: keys.clientSecretKey }).withSecrets(PUBLISHED_SECRETS);
+      if (weak.length > 0) {
+        throw new StartupError(`production mode refuses clients with a published default secret: ${weak.join(', ')}; rotate or revoke them`);
+      }
+    } else {
+      const { seeded } = await seedSandbox({ db, clientSecretKey: keys.clientSecretKey, secretOverrides: config.sandboxClientSecrets });
+      if (seeded) log.info('sandbox world seeded (demo clients demo-source-1 and demo-source-2)');
+    }
+    if (config.workers > 0) workers = await startWorkers({ db, taskList, concurrency: config.workers, log });
+    const pool = db;
+    app = await buildApp({
+      mode: config.mode,
+      db: pool,
+      keys,
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      logger: log,
+      readiness: {
+        async notReadyReason() {
+          if (!ready) return 'starting or shutting down';
+          try {
+            await pool.query('SELECT 1');
+            return undefined;
+          } catch {
+            return 'the database does not answer';
+          }
+        },
+      },
+    });
+    const address = await app.listen({ port: config.port, host: config.host });
+    ready = true;
+    return { app, db: pool, url: address, stop };
+  } catch (error) {
+    await stop().catch((stopError: unknown) => log.error({ err: stopError }, 'cleanup after a failed start failed'));
+    throw error;
+  }
+}
