@@ -13,6 +13,7 @@ import { createTokenService } from './auth/token-service.ts';
 import { createClientsService } from './auth/clients.ts';
 import { basicCredentials, tokenRoutes } from './auth/routes.ts';
 import { codeRoutes } from './codes/routes.ts';
+import { clientRoutes } from './auth/client-routes.ts';
 import { healthRoutes, type Readiness } from './health/routes.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -82,6 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { readiness: options.readiness });
   await app.register(tokenRoutes, { tokens });
   await app.register(codeRoutes);
+  await app.register(clientRoutes, { clients });
   return app;
 }
 

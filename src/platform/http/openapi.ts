@@ -32,6 +32,7 @@ export async function registerOpenApi(app: FastifyInstance) {
       tags: [
         { name: 'Authentication', description: 'OAuth 2.0 client credentials grant' },
         { name: 'Code lists', description: 'Static values for payout compliance information' },
+        { name: 'OAuth clients', description: 'Extension: a member manages its own API clients' },
         { name: 'Operations', description: 'Health and readiness probes' },
       ],
     },

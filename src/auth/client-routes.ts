@@ -1,0 +1,113 @@
+// A source member manages its own OAuth clients (scope member): an extension in the manner of
+// Stripe's API keys. The secret appears only in the answers to create and rotate.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { ApiError, errorResponses } from '../platform/http/errors.ts';
+import { memberOf } from './plugin.ts';
+import type { ClientError, ClientView, ClientsService } from './clients.ts';
+import { ClientIdParams, CreateClientBody, OAuthClient, OAuthClientWithSecret } from './client-schemas.ts';
+import type { Scope } from './scopes.ts';
+
+const ERRORS: Record<ClientError, ApiError> = {
+  UNKNOWN_CLIENT: new ApiError('NOT_FOUND', 'No such client.', 'clientId'),
+  CLIENT_REVOKED: new ApiError('INVALID_STATE', 'The client is revoked.', 'clientId: state REVOKED'),
+  UNKNOWN_MEMBER: new ApiError('NOT_FOUND', 'No such member.', 'memberId'),
+  NOT_A_SOURCE_MEMBER: new ApiError('INVALID_STATE', 'Only source members have clients.', 'memberId'),
+  CLIENT_ID_TAKEN: new ApiError('INVALID_STATE', 'The client id is taken.', 'clientId'),
+};
+
+const withSecret = (client: ClientView, secret: string) => ({
+  clientId: client.clientId,
+  name: client.name,
+  allowedScopes: client.allowedScopes,
+  createdAt: client.createdAt,
+  rotatedAt: client.rotatedAt,
+  revokedAt: client.revokedAt,
+  clientSecret: secret,
+});
+
+export async function clientRoutes(app: FastifyInstance, opts: { clients: ClientsService }) {
+  const { clients } = opts;
+  /** The member's own client, or 404 exactly as for an unknown one. */
+  const ownClient = async (memberId: string, clientId: string) => {
+    const client = (await clients.list(memberId)).find((c) => c.clientId === clientId);
+    if (!client) throw ERRORS.UNKNOWN_CLIENT;
+    return client;
+  };
+
+  app.post(
+    '/v2/oauth-clients',
+    {
+      config: { scope: 'member' },
+      schema: {
+        summary: 'Create an OAuth client (extension)',
+        description: 'Creates a client for the calling member. The secret is returned once, here.',
+        tags: ['OAuth clients'],
+        body: CreateClientBody,
+        response: { 201: OAuthClientWithSecret, ...errorResponses(400, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { name?: string; scopes?: Scope[] };
+      const result = await clients.create({ memberId: memberOf(request).memberId, ...body });
+      if (!result.ok) throw ERRORS[result.error];
+      reply.code(201).header('location', `/v2/oauth-clients/${result.value.client.clientId}`);
+      return withSecret(result.value.client, result.value.secret);
+    },
+  );
+
+  app.get(
+    '/v2/oauth-clients',
+    {
+      config: { scope: 'member' },
+      schema: {
+        summary: 'List your OAuth clients (extension)',
+        tags: ['OAuth clients'],
+        response: { 200: Type.Array(OAuthClient) },
+      },
+    },
+    async (request) => clients.list(memberOf(request).memberId),
+  );
+
+  app.post(
+    '/v2/oauth-clients/:clientId/rotate',
+    {
+      config: { scope: 'member' },
+      schema: {
+        summary: 'Rotate a client secret (extension)',
+        description: 'The old secret stops working at once; tokens already issued run to their expiry (at most 300 s).',
+        tags: ['OAuth clients'],
+        params: ClientIdParams,
+        response: { 200: OAuthClientWithSecret, ...errorResponses(400, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { clientId } = request.params as { clientId: string };
+      await ownClient(memberOf(request).memberId, clientId);
+      const result = await clients.rotate(clientId);
+      if (!result.ok) throw ERRORS[result.error];
+      return withSecret(result.value.client, result.value.secret);
+    },
+  );
+
+  app.delete(
+    '/v2/oauth-clients/:clientId',
+    {
+      config: { scope: 'member' },
+      schema: {
+        summary: 'Revoke an OAuth client (extension)',
+        description: 'The client gets no new tokens, and its live tokens stop working within 2 seconds on every node.',
+        tags: ['OAuth clients'],
+        params: ClientIdParams,
+        response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(400, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { clientId } = request.params as { clientId: string };
+      await ownClient(memberOf(request).memberId, clientId);
+      const result = await clients.revoke(clientId);
+      if (!result.ok) throw ERRORS[result.error];
+      return reply.code(204).send();
+    },
+  );
+}

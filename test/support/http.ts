@@ -1,0 +1,37 @@
+// Test support: small HTTP helpers over fetch.
+export const DEMO = {
+  clientId: 'demo-source-1',
+  secret: 'demo-secret-1',
+  memberId: 'DEMO_SOURCE_1',
+} as const;
+export const DEMO_2 = { clientId: 'demo-source-2', secret: 'demo-secret-2', memberId: 'DEMO_SOURCE_2' } as const;
+
+export function basic(clientId: string, secret: string): string {
+  return `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`;
+}
+
+export async function requestToken(
+  baseUrl: string,
+  options: { clientId?: string; secret?: string; scope?: string; grantType?: string } = {},
+) {
+  const form = new URLSearchParams({ grant_type: options.grantType ?? 'client_credentials', scope: options.scope ?? 'payouts settlements member' });
+  return fetch(`${baseUrl}/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: basic(options.clientId ?? DEMO.clientId, options.secret ?? DEMO.secret), 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
+}
+
+export async function token(baseUrl: string, options: Parameters<typeof requestToken>[1] = {}): Promise<string> {
+  const response = await requestToken(baseUrl, options);
+  if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+export function bearer(accessToken: string): Record<string, string> {
+  return { authorization: `Bearer ${accessToken}` };
+}
+
+export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}

@@ -1,0 +1,91 @@
+// Test support: the real service (real embedded PostgreSQL, real HTTP server on a free port),
+// started in-process or as a child process exactly as `npm start` runs it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { startService, type RunningService } from '../../src/service.ts';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export async function tempDataDir(): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), 'svc-test-'));
+}
+
+export interface TestService extends RunningService {
+  dataDir: string;
+}
+
+/** The service in this process, on a free port, with its own DATA_DIR unless one is given. */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = env['DATA_DIR'] ?? (await tempDataDir());
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', WORKERS: '1', ...env, DATA_DIR: dataDir });
+  const service = await startService(config, createLogger(config.logLevel));
+  return { ...service, dataDir };
+}
+
+export interface ChildService {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  /** SIGTERM, then wait for the exit code. */
+  stop(): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+const START_TIMEOUT_MS = 60_000;
+
+/** `node src/main.ts` as a child process; resolves once it logs "service started". */
+export function spawnService(env: Record<string, string>): Promise<ChildService> {
+  const child = spawn(NODE, ['src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', WORKERS: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), START_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"service started"/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: match[1]!,
+          output: () => output,
+          exited,
+          async stop() {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before it started:\n${output}`));
+    });
+  });
+}
+
+/** Runs `node src/main.ts` expecting it to refuse to start; returns its exit code and output. */
+export async function runServiceExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(NODE, ['src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, output };
+}
