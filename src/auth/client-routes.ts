@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { ApiError, errorResponses } from '../platform/http/errors.ts';
 import { memberOf } from './plugin.ts';
 import type { ClientError, ClientView, ClientsService } from './clients.ts';
-import { ClientIdParams, CreateClientBody, OAuthClient, OAuthClientWithSecret } from './client-schemas.ts';
+import { ClientIdParams, clientExample, CreateClientBody, OAuthClient, OAuthClientWithSecret } from './client-schemas.ts';
 import type { Scope } from './scopes.ts';
 
 const ERRORS: Record<ClientError, ApiError> = {
@@ -63,7 +63,7 @@ export async function clientRoutes(app: FastifyInstance, opts: { clients: Client
       schema: {
         summary: 'List your OAuth clients (extension)',
         tags: ['OAuth clients'],
-        response: { 200: Type.Array(OAuthClient) },
+        response: { 200: Type.Array(OAuthClient, { examples: [[clientExample]] }) },
       },
     },
     async (request) => clients.list(memberOf(request).memberId),

@@ -12,7 +12,7 @@ export const CreateClientBody = Type.Object(
   { additionalProperties: false, examples: [{ name: 'payouts backend', scopes: ['payouts'] }] },
 );
 
-const clientExample = {
+export const clientExample = {
   clientId: 'demo-source-1-3f9a0c2b1d4e',
   name: 'payouts backend',
   allowedScopes: ['payouts'],

@@ -1,0 +1,93 @@
+// /openapi.json is OpenAPI 3.1, generated from the routes: every route with its scope, its error
+// responses and examples; /docs renders it.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, type TestService } from '../support/service.ts';
+import { json } from '../support/http.ts';
+
+type Operation = { security?: Array<Record<string, string[]>>; responses: Record<string, { content?: Record<string, { schema?: unknown; example?: unknown; examples?: unknown }> }> };
+type Document = {
+  openapi: string;
+  info: { version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { type: string; flows: { clientCredentials: { tokenUrl: string; scopes: Record<string, string> } } }> };
+};
+
+// Every route this service has, with the scope it needs (null: public).
+const ROUTES: Array<[string, string, string | null]> = [
+  ['post', '/oauth2/token', null],
+  ['get', '/healthz', null],
+  ['get', '/readyz', null],
+  ['get', '/v2/source-of-funds-codes', 'payouts'],
+  ['get', '/v2/purpose-codes', 'payouts'],
+  ['get', '/v2/relationship-codes', 'payouts'],
+  ['post', '/v2/oauth-clients', 'member'],
+  ['get', '/v2/oauth-clients', 'member'],
+  ['post', '/v2/oauth-clients/{clientId}/rotate', 'member'],
+  ['delete', '/v2/oauth-clients/{clientId}', 'member'],
+];
+
+let service: TestService;
+let doc: Document;
+before(async () => {
+  service = await startTestService();
+  doc = await json<Document>(await fetch(`${service.url}/openapi.json`));
+});
+after(async () => {
+  await service.stop();
+});
+
+test('the document is OpenAPI 3.1 with version 1.1.0 and the OAuth2 client credentials scheme', () => {
+  assert.equal(doc.openapi, '3.1.0');
+  assert.equal(doc.info.version, '1.1.0');
+  const scheme = doc.components.securitySchemes['oauth2']!;
+  assert.equal(scheme.type, 'oauth2');
+  assert.equal(scheme.flows.clientCredentials.tokenUrl, '/oauth2/token');
+  assert.deepEqual(Object.keys(scheme.flows.clientCredentials.scopes).sort(), ['member', 'payouts', 'settlements']);
+});
+
+test('every route is documented with its scope, and no undocumented route is served', () => {
+  const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`)).sort();
+  assert.deepEqual(documented, ROUTES.map(([m, p]) => `${m} ${p}`).sort());
+  for (const [method, path, scope] of ROUTES) {
+    const operation = doc.paths[path]![method]!;
+    if (scope === null) assert.equal(operation.security, undefined, `${method} ${path}`);
+    else assert.deepEqual(operation.security, [{ oauth2: [scope] }], `${method} ${path}`);
+  }
+});
+
+test('the router serves every documented route', () => {
+  for (const [method, path] of ROUTES) {
+    const url = path.replace(/\{(\w+)\}/g, ':$1');
+    assert.ok(service.app.hasRoute({ method: method.toUpperCase() as 'GET', url }), `${method} ${url} is not served`);
+  }
+});
+
+test('secured routes document 401, 403, 429 and 500 with the Error schema', () => {
+  for (const [method, path, scope] of ROUTES) {
+    if (scope === null) continue;
+    const responses = doc.paths[path]![method]!.responses;
+    for (const status of ['401', '403', '429', '500']) {
+      const schema = responses[status]?.content?.['application/json']?.schema;
+      assert.deepEqual(schema, { $ref: '#/components/schemas/Error' }, `${method} ${path} ${status}`);
+    }
+  }
+});
+
+test('every success response has an example', () => {
+  for (const [method, path] of ROUTES) {
+    const responses = doc.paths[path]![method]!.responses;
+    const success = Object.keys(responses).find((s) => s.startsWith('2'))!;
+    if (success === '204') continue;
+    const media = responses[success]!.content!['application/json']!;
+    const schema = media.schema as { examples?: unknown[] };
+    assert.ok(media.example !== undefined || media.examples !== undefined || (schema.examples?.length ?? 0) > 0, `${method} ${path}`);
+  }
+});
+
+test('/docs renders the reference page', async () => {
+  const response = await fetch(`${service.url}/docs`);
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get('content-type') ?? '', /text\/html/);
+  assert.match(await response.text(), /swagger-ui/i);
+});
