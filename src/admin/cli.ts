@@ -1,0 +1,204 @@
+// Operator CLI: `npm run admin -- <area> <command> [options]`. Works while the service runs (it
+// finds the embedded database through DATA_DIR/runtime.json) and while it does not (it starts the
+// embedded database itself for the duration of the command). With DATABASE_URL it uses that.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../platform/config.ts';
+import { findRunningEmbedded, startEmbeddedPostgres } from '../platform/database/embedded.ts';
+import { migrate } from '../platform/database/migrate.ts';
+import { createPool, type Db } from '../platform/database/pool.ts';
+import { resolveKeys } from '../platform/keys.ts';
+import { workerLogger } from '../platform/jobs.ts';
+import { createLogger } from '../platform/logger.ts';
+import { createClientsService } from '../auth/clients.ts';
+import { createMembersService } from '../members/service.ts';
+import { isScope, type Scope } from '../auth/scopes.ts';
+import { printTable } from './output.ts';
+
+export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
+
+  members list [--kind source|destination]
+  members create --id ID --name NAME --kind source|destination --country CC --currencies CCY[,CCY]
+  corridors list [--source MEMBER_ID]
+  corridors set --source MEMBER_ID --destination MEMBER_ID [--currency CCY]
+                [--active true|false] [--max-settlement-amt AMOUNT]
+  clients create --member MEMBER_ID [--scopes "payouts settlements member"] [--name NAME] [--client-id ID]
+  clients list [--member MEMBER_ID]
+  clients rotate CLIENT_ID
+  clients revoke CLIENT_ID
+
+The client secret is printed once, by create and rotate; only its keyed hash is stored.`;
+
+const COMMANDS = new Set([
+  'members list', 'members create', 'corridors list', 'corridors set',
+  'clients create', 'clients list', 'clients rotate', 'clients revoke',
+]);
+
+class UsageError extends Error {}
+class CommandError extends Error {}
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  kind: { type: 'string' },
+  id: { type: 'string' },
+  name: { type: 'string' },
+  country: { type: 'string' },
+  currencies: { type: 'string' },
+  source: { type: 'string' },
+  destination: { type: 'string' },
+  currency: { type: 'string' },
+  active: { type: 'string' },
+  'max-settlement-amt': { type: 'string' },
+  member: { type: 'string' },
+  scopes: { type: 'string' },
+  'client-id': { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function required(values: Values, name: keyof Values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function parseScopes(text: string | undefined): Scope[] | undefined {
+  if (text === undefined) return undefined;
+  const scopes = text.split(/[\s,]+/).filter(Boolean);
+  const bad = scopes.find((s) => !isScope(s));
+  if (bad !== undefined) throw new UsageError(`unknown scope "${bad}" (payouts, settlements, member)`);
+  return scopes as Scope[];
+}
+
+function parseBoolean(text: string | undefined): boolean | undefined {
+  if (text === undefined) return undefined;
+  if (text !== 'true' && text !== 'false') throw new UsageError('--active takes true or false');
+  return text === 'true';
+}
+
+function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: string; detail?: string }): T {
+  if (result.ok) return result.value;
+  throw new CommandError(`${result.error}${result.detail ? `: ${result.detail}` : ''}`);
+}
+
+/** Runs one command against the database and returns what to print. */
+async function execute(db: Db, clientSecretKey: Buffer, words: string[], values: Values): Promise<{ rows: object[]; note?: string }> {
+  const members = createMembersService({ db });
+  const clients = createClientsService({ db, clientSecretKey });
+  const command = words.slice(0, 2).join(' ');
+  const argument = words[2];
+  switch (command) {
+    case 'members list': {
+      const kind = values.kind?.toUpperCase();
+      if (kind !== undefined && kind !== 'SOURCE' && kind !== 'DESTINATION') throw new UsageError('--kind is source or destination');
+      return { rows: await members.list(kind) };
+    }
+    case 'members create':
+      return {
+        rows: [unwrap(await members.create({
+          memberId: required(values, 'id'),
+          name: required(values, 'name'),
+          kind: required(values, 'kind').toUpperCase() as 'SOURCE',
+          countryCode: required(values, 'country'),
+          currencies: required(values, 'currencies').split(','),
+        }))],
+      };
+    case 'corridors list':
+      return { rows: await members.listCorridors(values.source) };
+    case 'corridors set': {
+      const active = parseBoolean(values.active);
+      return {
+        rows: [unwrap(await members.setCorridor({
+          sourceMemberId: required(values, 'source'),
+          destinationMemberId: required(values, 'destination'),
+          ...(values.currency === undefined ? {} : { destinationCcy: values.currency }),
+          ...(active === undefined ? {} : { active }),
+          ...(values['max-settlement-amt'] === undefined ? {} : { maxSettlementAmt: values['max-settlement-amt'] }),
+        }))],
+      };
+    }
+    case 'clients create': {
+      const scopes = parseScopes(values.scopes);
+      const { client, secret } = unwrap(await clients.create({
+        memberId: required(values, 'member'),
+        ...(values.name === undefined ? {} : { name: values.name }),
+        ...(values['client-id'] === undefined ? {} : { clientId: values['client-id'] }),
+        ...(scopes === undefined ? {} : { scopes }),
+      }));
+      return { rows: [{ ...client, clientSecret: secret }], note: 'Store the secret now: it is not shown again.' };
+    }
+    case 'clients list':
+      return { rows: await clients.list(values.member) };
+    case 'clients rotate': {
+      if (!argument) throw new UsageError('clients rotate needs a CLIENT_ID');
+      const { client, secret } = unwrap(await clients.rotate(argument));
+      return { rows: [{ ...client, clientSecret: secret }], note: 'The old secret no longer works. Store the new one now.' };
+    }
+    case 'clients revoke': {
+      if (!argument) throw new UsageError('clients revoke needs a CLIENT_ID');
+      return { rows: [unwrap(await clients.revoke(argument))] };
+    }
+    default:
+      throw new UsageError(`unknown command "${words.join(' ')}"`);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+  if (!COMMANDS.has(positionals.slice(0, 2).join(' '))) {
+    process.stderr.write(`unknown command "${positionals.join(' ')}"\n\n${USAGE}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  const log = createLogger('silent');
+  let stopEmbedded: (() => Promise<void>) | undefined;
+  let url = config.databaseUrl ?? (await findRunningEmbedded(config.dataDir));
+  if (url === undefined) {
+    const embedded = await startEmbeddedPostgres(config.dataDir, { info: () => undefined, warn: (m) => process.stderr.write(`${m}\n`) });
+    url = embedded.url;
+    stopEmbedded = () => embedded.stop();
+  }
+  const db = createPool({ url, max: 2, applicationName: 'admin-cli' });
+  try {
+    await migrate(db, workerLogger(log));
+    const keys = await resolveKeys(config);
+    const { rows, note } = await execute(db, keys.clientSecretKey, positionals, values);
+    if (values.json) process.stdout.write(`${JSON.stringify(rows.length === 1 && positionals[1] !== 'list' ? rows[0] : rows, null, 2)}\n`);
+    else {
+      printTable(rows);
+      if (note) process.stdout.write(`\n${note}\n`);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await db.end();
+    await stopEmbedded?.();
+  }
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : String((error as Error).stack ?? error)}\n`);
+  process.exitCode = error instanceof ConfigError ? 78 : 1;
+}

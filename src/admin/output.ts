@@ -1,0 +1,17 @@
+// Plain-text tables for the admin CLI.
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (Array.isArray(value)) return value.join(' ');
+  return String(value);
+}
+
+export function printTable(rows: object[], out: NodeJS.WritableStream = process.stdout): void {
+  if (rows.length === 0) {
+    out.write('(none)\n');
+    return;
+  }
+  const columns = Object.keys(rows[0]!);
+  const table = [columns, ...rows.map((row) => columns.map((c) => cell((row as Record<string, unknown>)[c])))];
+  const widths = columns.map((_, i) => Math.max(...table.map((line) => line[i]!.length)));
+  for (const line of table) out.write(`${line.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+}
