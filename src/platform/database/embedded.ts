@@ -77,14 +77,20 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function isPostgresProcess(pid: number): Promise<boolean> {
+/** Whether pid is a live (not zombie) process whose command line mentions `name`. */
+async function isProcessOf(pid: number, name: string): Promise<boolean> {
+  if (!isAlive(pid)) return false;
   try {
-    const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8');
-    return cmdline.includes('postgres');
+    // a zombie has an empty command line; a reused pid belongs to some other program
+    return (await fs.readFile(`/proc/${pid}/cmdline`, 'utf8')).includes(name);
   } catch {
-    return isAlive(pid); // no /proc: trust the pid
+    return true; // no /proc on this system: trust the pid
   }
 }
+
+const isPostgresProcess = (pid: number) => isProcessOf(pid, 'postgres');
+/** The owner recorded in runtime.json is a service or CLI process, so a Node.js process. */
+const isOwnerProcess = (pid: number) => isProcessOf(pid, 'node');
 
 export async function readRuntimeFile(dataDir: string): Promise<RuntimeFile | undefined> {
   try {
@@ -156,7 +162,7 @@ async function clearLeftovers(dataDir: string, pgData: string, bin: Binaries, ru
     return;
   }
   const owner = await readRuntimeFile(dataDir);
-  if (owner && owner.pid !== process.pid && isAlive(owner.pid)) {
+  if (owner && owner.pid !== process.pid && (await isOwnerProcess(owner.pid))) {
     throw new Error(
       `the embedded PostgreSQL in ${dataDir} is in use by process ${owner.pid}; ` +
         'stop it first, or give this process its own DATA_DIR',
@@ -234,7 +240,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
 /** The URL of an embedded database that a live process under dataDir is serving, if any. */
 export async function findRunningEmbedded(dataDir: string): Promise<string | undefined> {
   const runtime = await readRuntimeFile(dataDir);
-  if (!runtime || !isAlive(runtime.pid)) return undefined;
+  if (!runtime || !(await isOwnerProcess(runtime.pid))) return undefined;
   const postmasterPid = await readPostmasterPid(path.join(dataDir, 'postgres'));
   if (postmasterPid === undefined || !(await isPostgresProcess(postmasterPid))) return undefined;
   return runtime.url;
