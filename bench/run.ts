@@ -1,0 +1,154 @@
+// `npm run bench`: boots the real service (embedded PostgreSQL, LOG_LEVEL=info) and a bare
+// Fastify hello-world (the ceiling), drives both with autocannon from this machine, prints
+// requests/s, p50 and p99 with the ratio to the ceiling, and writes bench/results/latest.json.
+// Later areas add their scenarios to SCENARIOS.
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+const DURATION_S = Number(process.env['BENCH_DURATION_S'] ?? 10);
+const WARMUP_S = 2;
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 50);
+const START_TIMEOUT_MS = 60_000;
+/** The issue's targets for the authenticated code list. */
+const TARGET_RATIO_MIN = 0.6;
+const TARGET_P99_MS_MAX = 20;
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+}
+
+function start(script: string, env: Record<string, string>): Promise<Running> {
+  const child = spawn(NODE, [script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let seen = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), START_TIMEOUT_MS);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (seen === undefined) return;
+      seen += chunk.toString();
+      const match = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"service started"|"msg":"service started","url":"(http:\/\/[^"]+)"/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        seen = undefined as unknown as string; // stop buffering; the access log keeps flowing to the pipe
+        resolve({ child, url: (match[1] ?? match[2])! });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+async function stop(running: Running): Promise<void> {
+  const exited = new Promise((resolve) => running.child.once('exit', resolve));
+  running.child.kill('SIGTERM');
+  await exited;
+}
+
+interface Scenario {
+  name: string;
+  target: 'ceiling' | 'service';
+  request: (token: string) => { path: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string };
+}
+
+const BASIC = `Basic ${Buffer.from('demo-source-1:demo-secret-1').toString('base64')}`;
+
+const SCENARIOS: Scenario[] = [
+  { name: 'hello-world (ceiling)', target: 'ceiling', request: () => ({ path: '/' }) },
+  { name: 'GET /v2/purpose-codes', target: 'service', request: (token) => ({ path: '/v2/purpose-codes', headers: { authorization: `Bearer ${token}` } }) },
+  {
+    name: 'POST /oauth2/token',
+    target: 'service',
+    request: () => ({
+      path: '/oauth2/token',
+      method: 'POST',
+      headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&scope=payouts',
+    }),
+  },
+];
+
+interface Figure {
+  name: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  ratioToCeiling: number;
+}
+
+async function drive(url: string, request: ReturnType<Scenario['request']>, durationS: number) {
+  return autocannon({
+    url: `${url}${request.path}`,
+    method: request.method ?? 'GET',
+    headers: request.headers ?? {},
+    ...(request.body === undefined ? {} : { body: request.body }),
+    connections: CONNECTIONS,
+    duration: durationS,
+  });
+}
+
+async function main() {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-'));
+  const env = { LOG_LEVEL: 'info', PORT: '0' };
+  const ceiling = await start('bench/hello.ts', env);
+  // the limiter still runs on every request; its ceiling is raised so that it does not refuse the load
+  const service = await start('src/main.ts', { ...env, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '1000000' });
+  try {
+    const tokenResponse = await fetch(`${service.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&scope=payouts',
+    });
+    const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+    const figures: Figure[] = [];
+    let ceilingRps = 0;
+    for (const scenario of SCENARIOS) {
+      const url = scenario.target === 'ceiling' ? ceiling.url : service.url;
+      await drive(url, scenario.request(token), WARMUP_S);
+      const result = await drive(url, scenario.request(token), DURATION_S);
+      const rps = result.requests.average;
+      if (scenario.target === 'ceiling') ceilingRps = rps;
+      figures.push({
+        name: scenario.name,
+        requestsPerSecond: Math.round(rps),
+        p50Ms: result.latency.p50,
+        p99Ms: result.latency.p99,
+        non2xx: result.non2xx,
+        errors: result.errors,
+        ratioToCeiling: Math.round((rps / ceilingRps) * 1000) / 1000,
+      });
+      process.stdout.write(
+        `${scenario.name.padEnd(28)} ${String(Math.round(rps)).padStart(7)} req/s  p50 ${String(result.latency.p50).padStart(3)} ms  ` +
+          `p99 ${String(result.latency.p99).padStart(3)} ms  ${(rps / ceilingRps).toFixed(2)}x ceiling  non2xx ${result.non2xx}\n`,
+      );
+    }
+    const codes = figures.find((f) => f.name === 'GET /v2/purpose-codes')!;
+    const targets = {
+      purposeCodesRatioMin: TARGET_RATIO_MIN,
+      purposeCodesP99MsMax: TARGET_P99_MS_MAX,
+      met: codes.ratioToCeiling >= TARGET_RATIO_MIN && codes.p99Ms < TARGET_P99_MS_MAX && codes.non2xx === 0,
+    };
+    process.stdout.write(`\ntargets (purpose codes >= ${TARGET_RATIO_MIN}x ceiling, p99 < ${TARGET_P99_MS_MAX} ms): ${targets.met ? 'met' : 'NOT met'}\n`);
+    const report = {
+      date: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, node: process.version },
+      settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, logLevel: 'info' },
+      figures,
+      targets,
+    };
+    await fs.mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
+    await fs.writeFile(path.join(ROOT, 'bench/results/latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write('written to bench/results/latest.json\n');
+  } finally {
+    await Promise.all([stop(service), stop(ceiling)]);
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
