@@ -53,7 +53,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     connectionTimeout: 30_000,
     keepAliveTimeout: 72_000,
     requestTimeout: 30_000,
-    return503OnClosing: true,
+    return503OnClosing: false, // plugins.ts answers with the contract's Error body instead
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
   });

@@ -97,6 +97,10 @@ describe('restarts', () => {
     }));
     assert.equal(await first.stop(), 0);
     assert.match(first.output(), /"msg":"stopped"/);
+    assert.match(first.output(), /"path":"\/v2\/oauth-clients","statusCode":201/, 'one access-log line per request');
+    for (const secret of ['demo-secret-1', accessToken, String(created['clientSecret']), 'Bearer', 'Basic ']) {
+      assert.ok(!first.output().includes(secret), `the log shows ${secret.slice(0, 12)}`);
+    }
     await assert.rejects(fs.stat(pgPidFile(dataDir)), 'PostgreSQL stopped with the service');
 
     const second = await spawnService({ DATA_DIR: dataDir });

@@ -57,8 +57,18 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
   // text/plain is on by default in Fastify; this API speaks JSON only.
   app.removeContentTypeParser('text/plain');
 
+  // While closing, requests that still arrive on open connections get the contract's 503 body
+  // (Fastify's built-in return503OnClosing answers with its own body, so it is off).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The service is shutting down.', 'retry shortly', { 'retry-after': '1' });
+    }
   });
 
   await app.register(helmet, {
