@@ -102,6 +102,13 @@ describe('health', () => {
   });
 });
 
+describe('query strings', () => {
+  test('a route without query parameters refuses one: 400 naming it', async () => {
+    const response = await fetch(`${service.url}/v2/purpose-codes?page=2`, { headers: bearer(memberToken) });
+    await expectError(response, 400, 'VALIDATION_ERROR', /^page: is not a known property$/);
+  });
+});
+
 describe('rate limit (40 per minute per client in this file)', () => {
   test('over the limit a client gets 429 RATE_LIMITED with Retry-After; another client is unaffected', async () => {
     const other = await token(service.url, { clientId: DEMO_2.clientId, secret: DEMO_2.secret, scope: 'payouts' });

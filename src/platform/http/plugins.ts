@@ -90,6 +90,14 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
       }),
   });
 
+  // A route that declares no query parameters takes none: `?anything` is a 400, as for bodies.
+  app.addHook('onRoute', (route) => {
+    const schema = (route.schema ??= {}) as Record<string, unknown>;
+    if (route.url.startsWith('/v2/') && schema['querystring'] === undefined) {
+      schema['querystring'] = { type: 'object', properties: {}, additionalProperties: false };
+    }
+  });
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
     if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
