@@ -6,7 +6,7 @@ import type { Keys } from './platform/keys.ts';
 import type { Mode } from './platform/config.ts';
 import { registerHttpPlatform, requestIdFor } from './platform/http/plugins.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
-import { validatorCompiler } from './platform/http/validation.ts';
+import { buildValidator } from './platform/http/validation.ts';
 import { createTokenSigner } from './auth/tokens.ts';
 import { createClientStatusCache, registerAuth } from './auth/plugin.ts';
 import { createTokenService } from './auth/token-service.ts';
@@ -56,8 +56,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false, // plugins.ts answers with the contract's Error body instead
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
+    schemaController: { compilersFactory: { buildValidator } },
   });
-  app.setValidatorCompiler(validatorCompiler);
 
   const signer = createTokenSigner(options.keys.tokenSigningKey, options.keys.tokenSigningKeyPrevious);
   const clientStatus = createClientStatusCache(options.db);

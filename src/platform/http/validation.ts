@@ -3,9 +3,9 @@
 // and path parameters arrive as text, so those are coerced to the schema's types.
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifySchemaCompiler, FastifyServerOptions } from 'fastify';
 
-function createAjv(coerceTypes: boolean | 'array'): Ajv {
+function createAjv(coerceTypes: boolean | 'array', sharedSchemas: Record<string, unknown>): Ajv {
   const ajv = new Ajv({
     coerceTypes,
     useDefaults: true,
@@ -14,16 +14,23 @@ function createAjv(coerceTypes: boolean | 'array'): Ajv {
     strict: false,
   });
   (addFormats as unknown as (a: Ajv) => Ajv)(ajv);
+  for (const schema of Object.values(sharedSchemas)) ajv.addSchema(schema as object);
   return ajv;
 }
 
-const strict = createAjv(false);
-const coercing = createAjv('array');
-
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? strict : coercing;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
-};
+/**
+ * Fastify's validator factory (options.schemaController.compilersFactory.buildValidator). It is
+ * called again for every plugin context that adds shared schemas, so the rules above hold in all
+ * of them (a compiler set with setValidatorCompiler would be replaced by Fastify's default there).
+ */
+function buildHttpPartValidator(sharedSchemas: Record<string, unknown>): FastifySchemaCompiler<unknown> {
+  const strict = createAjv(false, sharedSchemas);
+  const coercing = createAjv('array', sharedSchemas);
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing;
+    return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  };
+}
 
 /** `beneficiary.accountNumber: must match pattern "^[0-9]{18}$"` from an Ajv error. */
 export function describeValidationError(error: ErrorObject, part: string | undefined): string {
@@ -43,3 +50,9 @@ function fieldPath(segments: string[], part: string | undefined): string {
   const path = segments.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
   return path || (part === 'querystring' ? 'query' : (part ?? 'body'));
 }
+
+type SchemaControllerOptions = NonNullable<FastifyServerOptions['schemaController']>;
+type ValidatorFactory = NonNullable<NonNullable<SchemaControllerOptions['compilersFactory']>['buildValidator']>;
+// Fastify's declared factory type is the bare Ajv compile signature; at run time it calls the
+// compiler with the route schema definition ({schema, httpPart, ...}), which is what we use.
+export const buildValidator = buildHttpPartValidator as unknown as ValidatorFactory;
