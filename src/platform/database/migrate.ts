@@ -68,8 +68,8 @@ export async function withBootLock<T>(db: Db, fn: (client: DbClient) => Promise<
   }
 }
 
-export async function migrate(db: Db, workerLogger: Logger): Promise<string[]> {
-  const migrations = await readMigrations();
+export async function migrate(db: Db, workerLogger: Logger, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const migrations = await readMigrations(dir);
   return withBootLock(db, async (client) => {
     const applied = await applyPending(client, migrations);
     await runMigrations({ pgPool: db, logger: workerLogger });
