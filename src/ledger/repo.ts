@@ -1,0 +1,177 @@
+// SQL for the ledger. Amounts cross this boundary as bigint minor units (NUMERIC text in SQL).
+import type { Queryable } from '../platform/database/pool.ts';
+import { accountKey, mayOverdraw, type AccountSpec } from './accounts.ts';
+
+export interface AccountRow {
+  accountId: string;
+  noOverdraft: boolean;
+  debitsPosted: bigint;
+  creditsPosted: bigint;
+  debitsPending: bigint;
+  creditsPending: bigint;
+}
+
+export interface TransferRow {
+  transferId: string;
+  debitAccountId: string;
+  creditAccountId: string;
+  amount: bigint;
+  currency: string;
+  state: 'PENDING' | 'POSTED' | 'VOIDED';
+  twoPhase: boolean;
+  reason: string;
+  reference: string;
+}
+
+export interface TotalsDelta {
+  debitsPosted: bigint;
+  creditsPosted: bigint;
+  debitsPending: bigint;
+  creditsPending: bigint;
+}
+
+/** Account ids for the specs, creating the accounts that do not exist yet. */
+export async function ensureAccounts(db: Queryable, specs: AccountSpec[]): Promise<Map<string, string>> {
+  const unique = [...new Map(specs.map((s) => [accountKey(s), s])).values()];
+  const columns = [
+    unique.map((s) => s.kind),
+    unique.map((s) => s.sourceMemberId),
+    unique.map((s) => s.destinationMemberId),
+    unique.map((s) => s.currency),
+    unique.map((s) => !mayOverdraw(s)),
+  ];
+  await db.query(
+    `INSERT INTO ledger_accounts (kind, source_member_id, destination_member_id, currency, no_overdraft)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[])
+     ON CONFLICT DO NOTHING`,
+    columns,
+  );
+  return findAccountIds(db, unique);
+}
+
+const ACCOUNT_COLUMNS = `account_id AS "accountId", no_overdraft AS "noOverdraft",
+  debits_posted::text AS "debitsPosted", credits_posted::text AS "creditsPosted",
+  debits_pending::text AS "debitsPending", credits_pending::text AS "creditsPending"`;
+
+type RawAccount = Omit<AccountRow, 'debitsPosted' | 'creditsPosted' | 'debitsPending' | 'creditsPending'> &
+  Record<'debitsPosted' | 'creditsPosted' | 'debitsPending' | 'creditsPending', string>;
+
+const toAccount = (r: RawAccount): AccountRow => ({
+  ...r,
+  debitsPosted: BigInt(r.debitsPosted),
+  creditsPosted: BigInt(r.creditsPosted),
+  debitsPending: BigInt(r.debitsPending),
+  creditsPending: BigInt(r.creditsPending),
+});
+
+/** Locks the accounts, always in account_id order so that concurrent writers cannot deadlock. */
+export async function lockAccounts(db: Queryable, accountIds: string[]): Promise<Map<string, AccountRow>> {
+  const { rows } = await db.query<RawAccount>(
+    `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE account_id = ANY($1::bigint[]) ORDER BY account_id FOR UPDATE`,
+    [accountIds],
+  );
+  return new Map(rows.map((r) => [r.accountId, toAccount(r)]));
+}
+
+export async function readAccounts(db: Queryable, accountIds: string[]): Promise<Map<string, AccountRow>> {
+  const { rows } = await db.query<RawAccount>(`SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE account_id = ANY($1::bigint[])`, [accountIds]);
+  return new Map(rows.map((r) => [r.accountId, toAccount(r)]));
+}
+
+export async function insertTransfers(db: Queryable, transfers: TransferRow[]): Promise<void> {
+  if (transfers.length === 0) return;
+  await db.query(
+    `INSERT INTO ledger_transfers (transfer_id, debit_account_id, credit_account_id, amount, currency, state, two_phase, reason, reference)
+     SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::numeric[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[])`,
+    [
+      transfers.map((t) => t.transferId),
+      transfers.map((t) => t.debitAccountId),
+      transfers.map((t) => t.creditAccountId),
+      transfers.map((t) => t.amount.toString()),
+      transfers.map((t) => t.currency),
+      transfers.map((t) => t.state),
+      transfers.map((t) => t.twoPhase),
+      transfers.map((t) => t.reason),
+      transfers.map((t) => t.reference),
+    ],
+  );
+}
+
+export async function applyTotals(db: Queryable, deltas: Map<string, TotalsDelta>): Promise<void> {
+  if (deltas.size === 0) return;
+  const ids = [...deltas.keys()];
+  const column = (pick: (d: TotalsDelta) => bigint) => ids.map((id) => pick(deltas.get(id)!).toString());
+  await db.query(
+    `UPDATE ledger_accounts a SET
+       debits_posted = a.debits_posted + d.dp, credits_posted = a.credits_posted + d.cp,
+       debits_pending = a.debits_pending + d.dpe, credits_pending = a.credits_pending + d.cpe
+     FROM unnest($1::bigint[], $2::numeric[], $3::numeric[], $4::numeric[], $5::numeric[]) AS d(id, dp, cp, dpe, cpe)
+     WHERE a.account_id = d.id`,
+    [ids, column((d) => d.debitsPosted), column((d) => d.creditsPosted), column((d) => d.debitsPending), column((d) => d.creditsPending)],
+  );
+}
+
+/** The pending transfers of a reference, locked. */
+export async function lockPendingTransfers(db: Queryable, reference: string): Promise<TransferRow[]> {
+  const { rows } = await db.query<Omit<TransferRow, 'amount'> & { amount: string }>(
+    `SELECT transfer_id AS "transferId", debit_account_id AS "debitAccountId", credit_account_id AS "creditAccountId",
+            amount::text AS amount, currency, state, two_phase AS "twoPhase", reason, reference
+       FROM ledger_transfers WHERE reference = $1 AND state = 'PENDING' ORDER BY transfer_id FOR UPDATE`,
+    [reference],
+  );
+  return rows.map((r) => ({ ...r, amount: BigInt(r.amount) }));
+}
+
+export async function resolveTransfers(db: Queryable, transferIds: string[], state: 'POSTED' | 'VOIDED'): Promise<void> {
+  await db.query(`UPDATE ledger_transfers SET state = $2, resolved_at = now() WHERE transfer_id = ANY($1::uuid[])`, [transferIds, state]);
+}
+
+export async function findAccountIds(db: Queryable, specs: AccountSpec[]): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ accountId: string; kind: string; s: string | null; d: string | null; currency: string }>(
+    `SELECT a.account_id AS "accountId", a.kind, a.source_member_id AS s, a.destination_member_id AS d, a.currency
+       FROM ledger_accounts a
+       JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w(kind, s, d, currency)
+         ON a.kind = w.kind AND a.currency = w.currency
+        AND coalesce(a.source_member_id, '') = coalesce(w.s, '') AND coalesce(a.destination_member_id, '') = coalesce(w.d, '')`,
+    [specs.map((s) => s.kind), specs.map((s) => s.sourceMemberId), specs.map((s) => s.destinationMemberId), specs.map((s) => s.currency)],
+  );
+  return new Map(rows.map((r) => [accountKey({ kind: r.kind as AccountSpec['kind'], sourceMemberId: r.s, destinationMemberId: r.d, currency: r.currency }), r.accountId]));
+}
+
+/** Accounts whose running totals differ from the sums of their transfers (should be none). */
+export async function totalsMismatches(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ accountId: string }>(
+    `WITH sums AS (
+       SELECT a.account_id,
+         coalesce(sum(t.amount) FILTER (WHERE t.debit_account_id = a.account_id AND t.state = 'POSTED'), 0) AS dp,
+         coalesce(sum(t.amount) FILTER (WHERE t.credit_account_id = a.account_id AND t.state = 'POSTED'), 0) AS cp,
+         coalesce(sum(t.amount) FILTER (WHERE t.debit_account_id = a.account_id AND t.state = 'PENDING'), 0) AS dpe,
+         coalesce(sum(t.amount) FILTER (WHERE t.credit_account_id = a.account_id AND t.state = 'PENDING'), 0) AS cpe
+       FROM ledger_accounts a
+       LEFT JOIN ledger_transfers t ON t.debit_account_id = a.account_id OR t.credit_account_id = a.account_id
+       GROUP BY a.account_id)
+     SELECT a.account_id AS "accountId" FROM ledger_accounts a JOIN sums s USING (account_id)
+      WHERE (a.debits_posted, a.credits_posted, a.debits_pending, a.credits_pending) <> (s.dp, s.cp, s.dpe, s.cpe)`,
+  );
+  return rows.map((r) => r.accountId);
+}
+
+/** Currencies in which posted debits and credits, or pending ones, do not balance (should be none). */
+export async function unbalancedCurrencies(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ currency: string }>(
+    `SELECT currency FROM ledger_accounts GROUP BY currency
+      HAVING sum(debits_posted) <> sum(credits_posted) OR sum(debits_pending) <> sum(credits_pending)`,
+  );
+  return rows.map((r) => r.currency);
+}
+
+/** Transfers whose two accounts are in another currency than the transfer (should be none). */
+export async function crossCurrencyTransfers(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ transferId: string }>(
+    `SELECT t.transfer_id AS "transferId" FROM ledger_transfers t
+       JOIN ledger_accounts d ON d.account_id = t.debit_account_id
+       JOIN ledger_accounts c ON c.account_id = t.credit_account_id
+      WHERE d.currency <> t.currency OR c.currency <> t.currency`,
+  );
+  return rows.map((r) => r.transferId);
+}

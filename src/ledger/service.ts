@@ -1,0 +1,153 @@
+// The ledger's operations. Every function runs inside the caller's transaction (pass the
+// transaction client), so a ledger movement commits or rolls back with the state change it
+// belongs to. Funds are checked only after the debited accounts are locked.
+import assert from 'node:assert/strict';
+import type { Queryable } from '../platform/database/pool.ts';
+import { accountKey, type AccountSpec } from './accounts.ts';
+import * as repo from './repo.ts';
+
+export interface TransferInput {
+  transferId: string;
+  debit: AccountSpec;
+  credit: AccountSpec;
+  /** Minor units of the accounts' currency; positive. */
+  amount: bigint;
+  reason: string;
+  /** What the transfer belongs to (a payout id, a settlement id). */
+  reference: string;
+}
+
+/** Transfers that stand or fall together (a payout's amount and its fee). */
+export type TransferGroup = TransferInput[];
+export type GroupResult = { ok: true } | { ok: false; error: 'INSUFFICIENT_FUNDS'; accountKey: string };
+
+export interface Balance {
+  /** Posted: credits less debits. */
+  balance: bigint;
+  /** balance less pending (reserved) debits. */
+  available: bigint;
+  reserved: bigint;
+}
+
+const ZERO: repo.TotalsDelta = { debitsPosted: 0n, creditsPosted: 0n, debitsPending: 0n, creditsPending: 0n };
+
+function add(deltas: Map<string, repo.TotalsDelta>, accountId: string, change: Partial<repo.TotalsDelta>) {
+  const current = deltas.get(accountId) ?? ZERO;
+  deltas.set(accountId, {
+    debitsPosted: current.debitsPosted + (change.debitsPosted ?? 0n),
+    creditsPosted: current.creditsPosted + (change.creditsPosted ?? 0n),
+    debitsPending: current.debitsPending + (change.debitsPending ?? 0n),
+    creditsPending: current.creditsPending + (change.creditsPending ?? 0n),
+  });
+}
+
+function availableOf(account: repo.AccountRow, delta: repo.TotalsDelta | undefined): bigint {
+  const d = delta ?? ZERO;
+  return account.creditsPosted + d.creditsPosted - (account.debitsPosted + d.debitsPosted) - (account.debitsPending + d.debitsPending);
+}
+
+function checkInput(transfer: TransferInput): void {
+  assert.ok(transfer.amount > 0n, `transfer ${transfer.transferId}: amount must be positive`);
+  assert.equal(transfer.debit.currency, transfer.credit.currency, `transfer ${transfer.transferId}: one currency`);
+  assert.notEqual(accountKey(transfer.debit), accountKey(transfer.credit), `transfer ${transfer.transferId}: two accounts`);
+}
+
+/**
+ * Creates transfers, group by group: a group whose debits would overdraw an account that may not
+ * be overdrawn is refused whole and the next group is tried against what the earlier ones left.
+ * `twoPhase` makes them reservations (PENDING) to be posted or voided later; otherwise POSTED now.
+ */
+export async function createTransfers(db: Queryable, groups: TransferGroup[], options: { twoPhase: boolean }): Promise<GroupResult[]> {
+  const all = groups.flat();
+  all.forEach(checkInput);
+  assert.equal(new Set(all.map((t) => t.transferId)).size, all.length, 'transfer ids are unique');
+  if (all.length === 0) return [];
+  const ids = await repo.ensureAccounts(db, all.flatMap((t) => [t.debit, t.credit]));
+  const accounts = await repo.lockAccounts(db, [...new Set(ids.values())]);
+  const deltas = new Map<string, repo.TotalsDelta>();
+  const accepted: repo.TransferRow[] = [];
+  const results: GroupResult[] = [];
+  for (const group of groups) {
+    const trial = new Map(deltas);
+    for (const t of group) {
+      const amount = t.amount;
+      add(trial, ids.get(accountKey(t.debit))!, options.twoPhase ? { debitsPending: amount } : { debitsPosted: amount });
+      add(trial, ids.get(accountKey(t.credit))!, options.twoPhase ? { creditsPending: amount } : { creditsPosted: amount });
+    }
+    const overdrawn = group.find((t) => {
+      const accountId = ids.get(accountKey(t.debit))!;
+      const account = accounts.get(accountId)!;
+      return account.noOverdraft && availableOf(account, trial.get(accountId)) < 0n;
+    });
+    if (overdrawn) {
+      results.push({ ok: false, error: 'INSUFFICIENT_FUNDS', accountKey: accountKey(overdrawn.debit) });
+      continue;
+    }
+    for (const [id, delta] of trial) deltas.set(id, delta);
+    for (const t of group) {
+      accepted.push({
+        transferId: t.transferId,
+        debitAccountId: ids.get(accountKey(t.debit))!,
+        creditAccountId: ids.get(accountKey(t.credit))!,
+        amount: t.amount,
+        currency: t.debit.currency,
+        state: options.twoPhase ? 'PENDING' : 'POSTED',
+        twoPhase: options.twoPhase,
+        reason: t.reason,
+        reference: t.reference,
+      });
+    }
+    results.push({ ok: true });
+  }
+  await repo.insertTransfers(db, accepted);
+  await repo.applyTotals(db, deltas);
+  return results;
+}
+
+/** Ends the pending transfers of a reference: POSTED moves them into the balances, VOIDED releases them. */
+async function resolvePending(db: Queryable, reference: string, state: 'POSTED' | 'VOIDED'): Promise<number> {
+  const pending = await repo.lockPendingTransfers(db, reference);
+  if (pending.length === 0) return 0;
+  await repo.lockAccounts(db, [...new Set(pending.flatMap((t) => [t.debitAccountId, t.creditAccountId]))]);
+  const deltas = new Map<string, repo.TotalsDelta>();
+  for (const t of pending) {
+    const posted = state === 'POSTED' ? t.amount : 0n;
+    add(deltas, t.debitAccountId, { debitsPending: -t.amount, debitsPosted: posted });
+    add(deltas, t.creditAccountId, { creditsPending: -t.amount, creditsPosted: posted });
+  }
+  await repo.resolveTransfers(db, pending.map((t) => t.transferId), state);
+  await repo.applyTotals(db, deltas);
+  return pending.length;
+}
+
+export const postPending = (db: Queryable, reference: string) => resolvePending(db, reference, 'POSTED');
+export const voidPending = (db: Queryable, reference: string) => resolvePending(db, reference, 'VOIDED');
+
+/** Balances of accounts that may not exist yet (zero then), keyed by accountKey. */
+export async function balances(db: Queryable, specs: AccountSpec[]): Promise<Map<string, Balance>> {
+  const ids = await repo.findAccountIds(db, specs);
+  const rows = await repo.readAccounts(db, [...ids.values()]);
+  const result = new Map<string, Balance>();
+  for (const spec of specs) {
+    const row = rows.get(ids.get(accountKey(spec)) ?? '');
+    const balance = row ? row.creditsPosted - row.debitsPosted : 0n;
+    const reserved = row ? row.debitsPending : 0n;
+    result.set(accountKey(spec), { balance, available: balance - reserved, reserved });
+  }
+  return result;
+}
+
+export interface LedgerCheck {
+  totalsMismatches: string[];
+  unbalancedCurrencies: string[];
+  crossCurrencyTransfers: string[];
+}
+
+/** The ledger's invariants, recomputed from the transfers; every list is empty when all is well. */
+export async function checkLedger(db: Queryable): Promise<LedgerCheck> {
+  return {
+    totalsMismatches: await repo.totalsMismatches(db),
+    unbalancedCurrencies: await repo.unbalancedCurrencies(db),
+    crossCurrencyTransfers: await repo.crossCurrencyTransfers(db),
+  };
+}
