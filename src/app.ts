@@ -13,6 +13,12 @@ import { createTokenService } from './auth/token-service.ts';
 import { createClientsService } from './auth/clients.ts';
 import { basicCredentials, tokenRoutes } from './auth/routes.ts';
 import { codeRoutes } from './codes/routes.ts';
+import { CodeListEntry } from './codes/schemas.ts';
+import { DestinationMember } from './members/schemas.ts';
+import { memberRoutes } from './members/routes.ts';
+import { providerRoutes } from './providers/routes.ts';
+import { createProvidersService } from './providers/service.ts';
+import { sandboxRoutes } from './sandbox/routes.ts';
 import { clientRoutes } from './auth/client-routes.ts';
 import { healthRoutes, type Readiness } from './health/routes.ts';
 
@@ -78,12 +84,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
   await registerOpenApi(app);
+  // Schemas referenced by $ref from more than one area live at the root.
+  for (const schema of [CodeListEntry, DestinationMember]) app.addSchema(schema);
   registerAuth(app, { signer, clientStatus });
 
   await app.register(healthRoutes, { readiness: options.readiness });
   await app.register(tokenRoutes, { tokens });
   await app.register(codeRoutes);
   await app.register(clientRoutes, { clients });
+  await app.register(providerRoutes, { providers: createProvidersService({ db: options.db }) });
+  await app.register(memberRoutes, { db: options.db });
+  if (options.mode === 'sandbox') await app.register(sandboxRoutes, { db: options.db });
   return app;
 }
 

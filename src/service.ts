@@ -63,8 +63,9 @@ export async function startService(config: Config, log: Logger): Promise<Running
         throw new StartupError(`production mode refuses clients with a published default secret: ${weak.join(', ')}; rotate or revoke them`);
       }
     } else {
-      const { seeded } = await seedSandbox({ db, clientSecretKey: keys.clientSecretKey, secretOverrides: config.sandboxClientSecrets });
-      if (seeded) log.info('sandbox world seeded (demo clients demo-source-1 and demo-source-2)');
+      const { applied } = await seedSandbox({ db, clientSecretKey: keys.clientSecretKey, secretOverrides: config.sandboxClientSecrets });
+      if (applied.includes('world')) log.info('sandbox world seeded (demo clients demo-source-1 and demo-source-2)');
+      if (applied.length > 0) log.info({ steps: applied }, 'sandbox seed steps applied');
     }
     if (config.workers > 0) workers = await startWorkers({ db, taskList, concurrency: config.workers, log });
     const pool = db;

@@ -1,6 +1,6 @@
 // GET /v2/source-of-funds-codes, /v2/purpose-codes, /v2/relationship-codes (scope payouts).
 import type { FastifyInstance } from 'fastify';
-import { CodeList, CodeListEntry } from './schemas.ts';
+import { CodeList } from './schemas.ts';
 import { PURPOSE_CODES, RELATIONSHIP_CODES, SOURCE_OF_FUNDS_CODES, type CodeEntry } from './lists.ts';
 
 const LISTS: Array<{ path: string; list: readonly CodeEntry[]; summary: string }> = [
@@ -10,7 +10,6 @@ const LISTS: Array<{ path: string; list: readonly CodeEntry[]; summary: string }
 ];
 
 export async function codeRoutes(app: FastifyInstance) {
-  app.addSchema(CodeListEntry);
   for (const { path, list, summary } of LISTS) {
     app.get(
       path,

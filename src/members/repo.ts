@@ -72,3 +72,23 @@ export async function countMembers(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM members');
   return Number(rows[0]?.n ?? 0);
 }
+
+/** Destination members with at least one active corridor from the source member. */
+export async function listActiveDestinations(db: Queryable, sourceMemberId: string): Promise<Member[]> {
+  const { rows } = await db.query<Member>(
+    `SELECT ${MEMBER_COLUMNS} FROM members m
+      WHERE m.kind = 'DESTINATION'
+        AND EXISTS (SELECT 1 FROM corridors c WHERE c.destination_member_id = m.member_id AND c.source_member_id = $1 AND c.active)
+      ORDER BY m.member_id`,
+    [sourceMemberId],
+  );
+  return rows;
+}
+
+export async function findCorridor(db: Queryable, sourceMemberId: string, destinationMemberId: string, destinationCcy: string): Promise<Corridor | undefined> {
+  const { rows } = await db.query<Corridor>(
+    `SELECT ${CORRIDOR_COLUMNS} FROM corridors WHERE source_member_id = $1 AND destination_member_id = $2 AND destination_ccy = $3`,
+    [sourceMemberId, destinationMemberId, destinationCcy],
+  );
+  return rows[0];
+}

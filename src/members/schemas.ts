@@ -30,3 +30,35 @@ export const CorridorChange = Type.Object(
   { additionalProperties: false },
 );
 export type CorridorChange = Static<typeof CorridorChange>;
+
+export const destinationMemberExample = {
+  memberId: 'PARTNER_MX',
+  name: 'Pagos Rápidos México',
+  countryCode: 'MX',
+  supportedCcyList: ['MXN'],
+  prefundBalance: [{ currency: 'MXN', balance: 5000000, availableBalance: 4998985 }],
+};
+
+export const DestinationMember = Type.Object(
+  {
+    memberId: Type.String({ pattern: '^[A-Z0-9_]+$' }),
+    name: Type.String(),
+    countryCode: Type.String({ pattern: '^[A-Z]{2}$' }),
+    supportedCcyList: Type.Array(Type.String({ pattern: '^[A-Z]{3}$' })),
+    prefundBalance: Type.Array(
+      Type.Object(
+        {
+          currency: Type.String({ pattern: '^[A-Z]{3}$' }),
+          balance: Type.Number({ description: 'Posted prefund the caller holds at this member' }),
+          availableBalance: Type.Number({ description: 'balance less what unfinished payouts have reserved' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    $id: 'DestinationMember',
+    additionalProperties: false,
+    examples: [destinationMemberExample],
+  },
+);

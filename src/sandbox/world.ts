@@ -38,6 +38,9 @@ export const CORRIDORS: Corridor[] = DEMO_SOURCE_MEMBERS.flatMap((source) =>
   })),
 );
 
+/** Prefund each demo source member holds at every destination member, in each of its currencies. */
+export const DEMO_PREFUND_AMOUNT = '5000000.00';
+
 export interface DemoClient {
   clientId: string;
   memberId: string;

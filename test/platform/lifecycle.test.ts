@@ -10,6 +10,7 @@ import pg from 'pg';
 import { runServiceExpectingFailure, spawnService, startTestService, tempDataDir } from '../support/service.ts';
 import { bearer, json, requestToken, token } from '../support/http.ts';
 import { startEmbeddedPostgres } from '../../src/platform/database/embedded.ts';
+import { readMigrations } from '../../src/platform/database/migrate.ts';
 
 const newKey = () => randomBytes(32).toString('base64');
 const pgPidFile = (dataDir: string) => path.join(dataDir, 'postgres', 'postmaster.pid');
@@ -81,6 +82,8 @@ describe('production mode', () => {
     try {
       assert.equal((await requestToken(service.url)).status, 401);
       assert.doesNotMatch(service.output(), /sandbox world seeded/);
+      const sandboxControl = await fetch(`${service.url}/v2/sandbox/prefund`, { method: 'POST' });
+      assert.equal(sandboxControl.status, 404, 'no sandbox routes in production');
     } finally {
       assert.equal(await service.stop(), 0);
     }
@@ -192,11 +195,12 @@ describe('processes', () => {
       try {
         const client = new pg.Client({ connectionString: database.url });
         await client.connect();
-        const migrations = await client.query('SELECT version FROM schema_migrations');
+        const migrations = await client.query('SELECT version FROM schema_migrations ORDER BY version');
         const members = await client.query('SELECT count(*)::int AS n FROM members');
         const clients = await client.query("SELECT count(*)::int AS n FROM oauth_clients WHERE client_id LIKE 'demo-%'");
         await client.end();
-        assert.deepEqual(migrations.rows, [{ version: '0001' }]);
+        const expected = (await readMigrations()).map((m) => ({ version: m.version }));
+        assert.deepEqual(migrations.rows, expected);
         assert.equal(members.rows[0].n, 9);
         assert.equal(clients.rows[0].n, 2);
         const seededBy = [a, b].filter((s) => /sandbox world seeded/.test(s.output())).length;

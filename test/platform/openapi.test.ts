@@ -25,6 +25,11 @@ const ROUTES: Array<[string, string, string | null]> = [
   ['get', '/v2/oauth-clients', 'member'],
   ['post', '/v2/oauth-clients/{clientId}/rotate', 'member'],
   ['delete', '/v2/oauth-clients/{clientId}', 'member'],
+  ['get', '/v2/payout-providers', 'payouts'],
+  ['get', '/v2/payout-providers/{payoutProviderId}', 'payouts'],
+  ['get', '/v2/payout-limits', 'payouts'],
+  ['get', '/v2/destination-members', 'member'],
+  ['post', '/v2/sandbox/prefund', 'member'],
 ];
 
 let service: TestService;
@@ -80,7 +85,8 @@ test('every success response has an example', () => {
     const success = Object.keys(responses).find((s) => s.startsWith('2'))!;
     if (success === '204') continue;
     const media = responses[success]!.content!['application/json']!;
-    const schema = media.schema as { examples?: unknown[] };
+    let schema = media.schema as { examples?: unknown[]; $ref?: string };
+    if (schema.$ref) schema = (doc.components as unknown as { schemas: Record<string, typeof schema> }).schemas[schema.$ref.split('/').pop()!]!;
     assert.ok(media.example !== undefined || media.examples !== undefined || (schema.examples?.length ?? 0) > 0, `${method} ${path}`);
   }
 });

@@ -1,0 +1,54 @@
+// Reading the provider catalogue. The catalogue changes rarely and is read on every payout
+// creation, so it is kept in memory for a few seconds.
+import type { Queryable } from '../platform/database/pool.ts';
+import type { Provider } from './model.ts';
+import * as repo from './repo.ts';
+
+export const CATALOGUE_TTL_MS = 5000;
+
+export interface LimitRow {
+  payoutProviderId: string;
+  currency: string;
+  minimumLimit: string;
+  maximumLimit: string;
+}
+
+export function createProvidersService(deps: { db: Queryable; now?: () => number }) {
+  const now = deps.now ?? Date.now;
+  let cached: { providers: Provider[]; loadedAtMs: number } | undefined;
+
+  async function all(): Promise<Provider[]> {
+    if (!cached || now() - cached.loadedAtMs >= CATALOGUE_TTL_MS) {
+      cached = { providers: await repo.listProviders(deps.db), loadedAtMs: now() };
+    }
+    return cached.providers;
+  }
+
+  return {
+    async list(countryCode?: string): Promise<Provider[]> {
+      const providers = await all();
+      return countryCode === undefined ? providers : providers.filter((p) => p.countryCode === countryCode);
+    },
+
+    async find(payoutProviderId: string): Promise<Provider | undefined> {
+      return (await all()).find((p) => p.payoutProviderId === payoutProviderId);
+    },
+
+    /** Limits of every provider matching both filters that are given. */
+    async limits(filter: { countryCode?: string; payoutProviderId?: string }): Promise<LimitRow[]> {
+      const providers = (await all()).filter(
+        (p) =>
+          (filter.countryCode === undefined || p.countryCode === filter.countryCode) &&
+          (filter.payoutProviderId === undefined || p.payoutProviderId === filter.payoutProviderId),
+      );
+      return providers.flatMap((p) => p.limits.map((l) => ({ payoutProviderId: p.payoutProviderId, ...l })));
+    },
+
+    /** Forget the cached catalogue (after an operator changed it in this process). */
+    invalidate(): void {
+      cached = undefined;
+    },
+  };
+}
+
+export type ProvidersService = ReturnType<typeof createProvidersService>;
