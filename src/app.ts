@@ -17,7 +17,10 @@ import { CodeListEntry } from './codes/schemas.ts';
 import { DestinationMember } from './members/schemas.ts';
 import { memberRoutes } from './members/routes.ts';
 import { providerRoutes } from './providers/routes.ts';
-import { createProvidersService } from './providers/service.ts';
+import type { ProvidersService } from './providers/service.ts';
+import type { PayoutsService } from './payouts/service.ts';
+import { payoutRoutes } from './payouts/routes.ts';
+import { AddressInfo, Beneficiary, ComplianceInfo, PayoutRecord, Sender } from './payouts/schemas.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 import { clientRoutes } from './auth/client-routes.ts';
 import { healthRoutes, type Readiness } from './health/routes.ts';
@@ -31,6 +34,8 @@ export interface AppOptions {
   rateLimitPerMinute: number;
   readiness: Readiness;
   logger: FastifyBaseLogger;
+  providers: ProvidersService;
+  payouts: PayoutsService;
 }
 
 /** One access-log line per request (not two), with the path but never the query string. */
@@ -85,14 +90,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await registerOpenApi(app);
   // Schemas referenced by $ref from more than one area live at the root.
-  for (const schema of [CodeListEntry, DestinationMember]) app.addSchema(schema);
+  for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord]) app.addSchema(schema);
   registerAuth(app, { signer, clientStatus });
 
   await app.register(healthRoutes, { readiness: options.readiness });
   await app.register(tokenRoutes, { tokens });
   await app.register(codeRoutes);
   await app.register(clientRoutes, { clients });
-  await app.register(providerRoutes, { providers: createProvidersService({ db: options.db }) });
+  await app.register(providerRoutes, { providers: options.providers });
+  await app.register(payoutRoutes, { payouts: options.payouts, sandbox: options.mode === 'sandbox' });
   await app.register(memberRoutes, { db: options.db });
   if (options.mode === 'sandbox') await app.register(sandboxRoutes, { db: options.db });
   return app;

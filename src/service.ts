@@ -11,7 +11,12 @@ import { resolveKeys } from './platform/keys.ts';
 import { startWorkers, workerLogger, type Workers } from './platform/jobs.ts';
 import { createClientsService } from './auth/clients.ts';
 import { seedSandbox } from './sandbox/seed.ts';
-import { taskList } from './tasks.ts';
+import { buildTaskList } from './tasks.ts';
+import { systemClock } from './platform/clock.ts';
+import { createProvidersService } from './providers/service.ts';
+import { createSandboxRails } from './payouts/rails/sandbox.ts';
+import { NO_RAILS } from './payouts/rails/rail.ts';
+import { createPayoutsService } from './payouts/service.ts';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -67,14 +72,29 @@ export async function startService(config: Config, log: Logger): Promise<Running
       if (applied.includes('world')) log.info('sandbox world seeded (demo clients demo-source-1 and demo-source-2)');
       if (applied.length > 0) log.info({ steps: applied }, 'sandbox seed steps applied');
     }
-    if (config.workers > 0) workers = await startWorkers({ db, taskList, concurrency: config.workers, log });
     const pool = db;
+    const clock = systemClock;
+    // Real partners are new implementations of rails/rail.ts; until one is connected, production sends nothing.
+    const rails = config.mode === 'sandbox' ? createSandboxRails({ db: pool, latencyMs: config.sandboxRailLatencyMs }) : NO_RAILS;
+    const providers = createProvidersService({ db: pool });
+    const payouts = createPayoutsService({
+      db: pool, providers, rails, clock,
+      settings: {
+        expiryHours: config.payoutExpiryHours,
+        partnerTimeoutMs: config.partnerTimeoutMs,
+        submissionRecoverySeconds: config.payoutSubmissionRecoverySeconds,
+      },
+    });
+    const taskList = buildTaskList({ db: pool, rails, clock, partnerTimeoutMs: config.partnerTimeoutMs });
+    if (config.workers > 0) workers = await startWorkers({ db, taskList, concurrency: config.workers, log });
     app = await buildApp({
       mode: config.mode,
       db: pool,
       keys,
       rateLimitPerMinute: config.rateLimitPerMinute,
       logger: log,
+      providers,
+      payouts,
       readiness: {
         async notReadyReason() {
           if (!ready) return 'starting or shutting down';

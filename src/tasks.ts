@@ -1,5 +1,8 @@
-// Every durable background task of the service, by graphile-worker task name. Each area adds its
-// jobs here from its own jobs.ts.
+// Every durable background task of the service, by graphile-worker task name. Each area
+// contributes its tasks from its own jobs.ts.
 import type { TaskList } from './platform/jobs.ts';
+import { payoutTasks, type PayoutJobDeps } from './payouts/jobs.ts';
 
-export const taskList: TaskList = {};
+export function buildTaskList(deps: PayoutJobDeps): TaskList {
+  return { ...payoutTasks(deps) };
+}

@@ -28,6 +28,10 @@ const EnvSchema = Type.Object({
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
   WORKERS: Type.Integer({ minimum: 0, maximum: 64, default: 4 }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 30_000 }),
+  PAYOUT_EXPIRY_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 24 }),
+  PARTNER_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
+  PAYOUT_SUBMISSION_RECOVERY_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+  SANDBOX_RAIL_LATENCY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 0 }),
   SANDBOX_CLIENT_SECRET_1: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
   SANDBOX_CLIENT_SECRET_2: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
 });
@@ -51,6 +55,14 @@ export interface Config {
   workers: number;
   shutdownTimeoutMs: number;
   sandboxClientSecrets: [string | undefined, string | undefined];
+  /** ACCP payouts not processed by then expire. */
+  payoutExpiryHours: number;
+  /** The longest the service waits for a partner within a request. */
+  partnerTimeoutMs: number;
+  /** When a submission whose answer was never applied (crash, timeout) is sent again. */
+  payoutSubmissionRecoverySeconds: number;
+  /** Sandbox partners' simulated response time. */
+  sandboxRailLatencyMs: number;
 }
 
 export class ConfigError extends Error {
@@ -92,6 +104,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     workers: checked.WORKERS,
     shutdownTimeoutMs: checked.SHUTDOWN_TIMEOUT_MS,
     sandboxClientSecrets: [checked.SANDBOX_CLIENT_SECRET_1, checked.SANDBOX_CLIENT_SECRET_2],
+    payoutExpiryHours: checked.PAYOUT_EXPIRY_HOURS,
+    partnerTimeoutMs: checked.PARTNER_TIMEOUT_MS,
+    payoutSubmissionRecoverySeconds: checked.PAYOUT_SUBMISSION_RECOVERY_SECONDS,
+    sandboxRailLatencyMs: checked.SANDBOX_RAIL_LATENCY_MS,
   };
   checkProductionSecrets(config);
   return config;

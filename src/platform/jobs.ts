@@ -20,6 +20,27 @@ export async function enqueueJob(client: Queryable, task: string, payload: objec
   );
 }
 
+export interface JobSpec extends EnqueueOptions {
+  task: string;
+  payload: object;
+}
+
+/** Many jobs in one statement (graphile_worker.add_jobs), for batched state changes. */
+export async function enqueueJobs(client: Queryable, jobs: JobSpec[]) {
+  if (jobs.length === 0) return;
+  await client.query(
+    `SELECT graphile_worker.add_jobs(array_agg((j.identifier, j.payload, null, j.run_at, j.max_attempts, j.job_key, null, null)::graphile_worker.job_spec))
+       FROM unnest($1::text[], $2::json[], $3::timestamptz[], $4::int[], $5::text[]) AS j(identifier, payload, run_at, max_attempts, job_key)`,
+    [
+      jobs.map((j) => j.task),
+      jobs.map((j) => JSON.stringify(j.payload)),
+      jobs.map((j) => j.runAt ?? null),
+      jobs.map((j) => j.maxAttempts ?? null),
+      jobs.map((j) => j.jobKey ?? null),
+    ],
+  );
+}
+
 /** graphile-worker logs through the service's pino logger. */
 export function workerLogger(log: FastifyBaseLogger): WorkerLogger {
   return new WorkerLogger((scope) => (level, message, meta) => {

@@ -1,0 +1,117 @@
+// The one place where a payout changes state: lock the row, check the move against the tables
+// of lifecycle.ts, then write the new state, its ledger movement and its event in the caller's
+// transaction.
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../platform/database/pool.ts';
+import { parseAmount } from '../platform/money.ts';
+import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
+import { createTransfers, postPending, voidPending } from '../ledger/service.ts';
+import { insertEvents, type NewEvent } from '../events/repo.ts';
+import {
+  findCancellationTransition, findTransition, type CancellationEvent, type PayoutEvent, type PayoutStatus,
+} from './lifecycle.ts';
+import * as repo from './repo.ts';
+import { statusView } from './views.ts';
+
+export interface EventDetails {
+  cashoutStatus?: string;
+  rejectReason?: string;
+  submissionState?: repo.PayoutRow['submissionState'];
+}
+
+export type ApplyResult = { ok: true; row: repo.PayoutRow } | { ok: false; error: 'INVALID_STATE'; row: repo.PayoutRow } | { ok: false; error: 'NOT_FOUND' };
+
+function eventData(row: repo.PayoutRow, previousStatus: string | null) {
+  return { ...statusView(row), payoutId: row.payoutId, sourceMemberPayoutId: row.sourceMemberPayoutId, previousStatus };
+}
+
+/** The status-changed event of a payout that has just been written as `row`. */
+export function statusEvent(row: repo.PayoutRow, previousStatus: PayoutStatus | null): NewEvent {
+  return { memberId: row.sourceMemberId, type: 'payout.status_changed', resourceId: row.payoutId, sequence: row.eventSequence, data: eventData(row, previousStatus) };
+}
+
+function minor(row: repo.PayoutRow, amount: string): bigint {
+  const parsed = parseAmount(amount, row.destinationCcy);
+  if (!parsed.ok) throw new Error(`payout ${row.payoutId}: stored amount ${amount} is not exact`);
+  return parsed.minor;
+}
+
+/** The reservation's twin, posted at once in the other direction: the partner gave the money back. */
+async function reverse(db: Queryable, row: repo.PayoutRow): Promise<void> {
+  const prefund = prefundAccount(row.sourceMemberId, row.destinationMemberId, row.destinationCcy);
+  const amount = minor(row, row.payoutAmt);
+  const fee = minor(row, row.transferFee);
+  const reference = row.payoutId;
+  const group = [{ transferId: randomUUID(), debit: payoutClearingAccount(row.destinationMemberId, row.destinationCcy), credit: prefund, amount, reason: 'PAYOUT_REVERSAL', reference }];
+  if (fee > 0n) group.push({ transferId: randomUUID(), debit: feesAccount(row.destinationCcy), credit: prefund, amount: fee, reason: 'PAYOUT_FEE_REVERSAL', reference });
+  await createTransfers(db, [group], { twoPhase: false });
+}
+
+const TIME_OF: Partial<Record<PayoutStatus, 'completionTime' | 'rejectionTime' | 'cancellationTime'>> = {
+  PRCD: 'completionTime',
+  RJCT: 'rejectionTime',
+  FAIL: 'rejectionTime',
+  CNCL: 'cancellationTime',
+};
+
+/** Applies one payout event to a payout whose row is locked (pass it as `locked`). */
+export async function applyToLocked(db: Queryable, locked: repo.PayoutRow, event: PayoutEvent, details: EventDetails, now: Date): Promise<ApplyResult> {
+  const transition = findTransition(locked.payoutStatus, event);
+  if (!transition) return { ok: false, error: 'INVALID_STATE', row: locked };
+  if (transition.ledger === 'POST') await postPending(db, locked.payoutId);
+  if (transition.ledger === 'VOID') await voidPending(db, locked.payoutId);
+  if (transition.ledger === 'REVERSE') await reverse(db, locked);
+  const timeColumn = TIME_OF[transition.to];
+  const change: repo.PayoutChange = {
+    payoutStatus: transition.to,
+    eventSequence: locked.eventSequence + 1,
+    ...(details.cashoutStatus !== undefined ? { cashoutStatus: details.cashoutStatus } : {}),
+    ...(details.rejectReason !== undefined ? { rejectReason: details.rejectReason } : {}),
+    ...(details.submissionState !== undefined ? { submissionState: details.submissionState } : {}),
+    ...(timeColumn ? { [timeColumn]: now } : {}),
+  };
+  await repo.updatePayout(db, locked.payoutId, change);
+  const row: repo.PayoutRow = { ...locked, ...change } as repo.PayoutRow;
+  await insertEvents(db, [statusEvent(row, locked.payoutStatus)]);
+  return { ok: true, row };
+}
+
+/** Locks the payout and applies one event to it. */
+export async function applyPayoutEvent(db: Queryable, payoutId: string, event: PayoutEvent, details: EventDetails, now: Date): Promise<ApplyResult> {
+  const locked = await repo.lockPayout(db, payoutId);
+  if (!locked) return { ok: false, error: 'NOT_FOUND' };
+  return applyToLocked(db, locked, event, details, now);
+}
+
+/** Moves the cancellation status of a locked payout and writes its event. */
+export async function changeCancellation(
+  db: Queryable, locked: repo.PayoutRow, event: CancellationEvent, extra: { cancellationReason?: string } = {},
+): Promise<ApplyResult> {
+  const transition = findCancellationTransition(locked.cancellationStatus, event);
+  if (!transition) return { ok: false, error: 'INVALID_STATE', row: locked };
+  const change: repo.PayoutChange = {
+    cancellationStatus: transition.to,
+    eventSequence: locked.eventSequence + 1,
+    ...(extra.cancellationReason !== undefined ? { cancellationReason: extra.cancellationReason } : {}),
+  };
+  await repo.updatePayout(db, locked.payoutId, change);
+  const row = { ...locked, ...change } as repo.PayoutRow;
+  await insertEvents(db, [{
+    memberId: row.sourceMemberId,
+    type: 'payout.cancellation_status_changed',
+    resourceId: row.payoutId,
+    sequence: row.eventSequence,
+    data: eventData(row, locked.cancellationStatus),
+  }]);
+  return { ok: true, row };
+}
+
+/** Only the submission bookkeeping or cashout status changes (no new payout status, no event). */
+export async function noteSubmission(db: Queryable, locked: repo.PayoutRow, details: EventDetails): Promise<repo.PayoutRow> {
+  const change: repo.PayoutChange = {
+    ...(details.submissionState !== undefined ? { submissionState: details.submissionState } : {}),
+    ...(details.cashoutStatus !== undefined ? { cashoutStatus: details.cashoutStatus } : {}),
+  };
+  await repo.updatePayout(db, locked.payoutId, change);
+  return { ...locked, ...change } as repo.PayoutRow;
+}

@@ -1,0 +1,203 @@
+// POST /v2/payouts: validate against the provider, price, reserve payoutAmt + transferFee from the
+// caller's prefund, and record the payout with its first event and its expiry job, all in one
+// transaction. Creations are group-committed (platform/batcher.ts) so that one hot prefund account
+// takes one lock and one commit for many payouts. Idempotent by sourceMemberPayoutId.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Clock } from '../platform/clock.ts';
+import type { Db } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/pool.ts';
+import { createBatcher } from '../platform/batcher.ts';
+import { enqueueJobs } from '../platform/jobs.ts';
+import { formatMinor, parseAmount, percentageOf, toJsonNumber } from '../platform/money.ts';
+import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
+import { createTransfers, type TransferGroup } from '../ledger/service.ts';
+import { insertEvents } from '../events/repo.ts';
+import { findCorridor } from '../members/repo.ts';
+import { checkFieldRules } from '../providers/field-rules.ts';
+import type { Provider } from '../providers/model.ts';
+import type { ProvidersService } from '../providers/service.ts';
+import type { CreatePayoutInput } from './input.ts';
+import * as repo from './repo.ts';
+import { statusEvent } from './apply.ts';
+import { links } from './views.ts';
+import { EXPIRE_TASK } from './task-names.ts';
+
+export type CreateErrorCode =
+  | 'VALIDATION_ERROR' | 'UNKNOWN_PAYOUT_PROVIDER' | 'UNSUPPORTED_CURRENCY' | 'UNSUPPORTED_PAYOUT_METHOD'
+  | 'LIMIT_EXCEEDED' | 'INSUFFICIENT_PREFUND' | 'DUPLICATE_SOURCE_MEMBER_PAYOUT_ID';
+
+export type CreateResult =
+  | { ok: true; body: Record<string, unknown>; replayed: boolean }
+  | { ok: false; code: CreateErrorCode; detail: string };
+
+const fail = (code: CreateErrorCode, detail: string): CreateResult => ({ ok: false, code, detail });
+
+const BATCH_SIZE_MAX = 100;
+const BATCH_CONCURRENCY_MAX = 4;
+const CORRIDOR_TTL_MS = 5000;
+
+/** A stable digest of the request: the same JSON, whatever its key order, gives the same digest. */
+export function fingerprint(value: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(canonical)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]))
+        : v;
+  return createHash('sha256').update(JSON.stringify(canonical(value))).digest('hex');
+}
+
+export function fullName(person: Record<string, unknown>): string {
+  return ['firstName', 'middleName', 'lastName', 'lastName2']
+    .map((k) => (typeof person[k] === 'string' ? (person[k] as string).trim() : ''))
+    .filter(Boolean)
+    .join(' ');
+}
+
+const withEntityType = (person: Record<string, unknown>) => ({
+  ...person,
+  entityType: typeof person['companyName'] === 'string' && person['companyName'] !== '' ? 'BUSINESS' : 'INDIVIDUAL',
+});
+
+interface Priced {
+  payout: repo.NewPayout;
+  reservation: TransferGroup;
+}
+
+type BatchOutcome = { kind: 'CREATED' } | { kind: 'EXISTS' } | { kind: 'INSUFFICIENT' };
+
+export interface CreatePayoutDeps {
+  db: Db;
+  providers: ProvidersService;
+  clock: Clock;
+  expiryHours: number;
+}
+
+export function createPayoutCreator(deps: CreatePayoutDeps) {
+  const corridorCache = new Map<string, { active: boolean; atMs: number }>();
+
+  async function corridorActive(source: string, destination: string, currency: string): Promise<boolean> {
+    const key = `${source}:${destination}:${currency}`;
+    const cached = corridorCache.get(key);
+    if (cached && Date.now() - cached.atMs < CORRIDOR_TTL_MS) return cached.active;
+    const active = (await findCorridor(deps.db, source, destination, currency))?.active === true;
+    corridorCache.set(key, { active, atMs: Date.now() });
+    return active;
+  }
+
+  /** Every check that needs no lock, and the price; the reservation is made by the batch. */
+  async function price(memberId: string, input: CreatePayoutInput, digest: string): Promise<Priced | CreateResult> {
+    const provider: Provider | undefined = await deps.providers.find(input.payoutProviderId);
+    if (!provider) return fail('UNKNOWN_PAYOUT_PROVIDER', `payoutProviderId: ${input.payoutProviderId} is not a payout provider`);
+    const currency = input.destinationCcy;
+    if (!provider.currencies.includes(currency)) {
+      return fail('UNSUPPORTED_CURRENCY', `destinationCcy: ${provider.payoutProviderId} pays out in ${provider.currencies.join(', ')}`);
+    }
+    if (!(await corridorActive(memberId, provider.destinationMemberId, currency))) {
+      return fail('UNKNOWN_PAYOUT_PROVIDER', `payoutProviderId: ${provider.payoutProviderId} is not available to you (no active corridor)`);
+    }
+    const method = input.payoutMethod ?? (provider.payoutMethods.length === 1 ? provider.payoutMethods[0] : undefined);
+    if (method === undefined) return fail('VALIDATION_ERROR', `payoutMethod: required for ${provider.payoutProviderId} (${provider.payoutMethods.join(', ')})`);
+    if (!provider.payoutMethods.includes(method)) {
+      return fail('UNSUPPORTED_PAYOUT_METHOD', `payoutMethod: ${provider.payoutProviderId} offers ${provider.payoutMethods.join(', ')}`);
+    }
+    const segment = input.segment ?? 'C2C';
+    if (!provider.segments.includes(segment)) return fail('VALIDATION_ERROR', `segment: ${provider.payoutProviderId} serves ${provider.segments.join(', ')}`);
+    const amount = parseAmount(input.payoutAmt, currency);
+    if (!amount.ok) return fail('VALIDATION_ERROR', `payoutAmt: more decimals than ${currency} has`);
+    const violation = checkFieldRules(provider.fields, input as unknown as Record<string, unknown>, method);
+    if (violation) return fail('VALIDATION_ERROR', `${violation.field}: ${violation.rule}`);
+    const limit = provider.limits.find((l) => l.currency === currency);
+    const min = limit && parseAmount(limit.minimumLimit, currency);
+    const max = limit && parseAmount(limit.maximumLimit, currency);
+    if (!limit || !min?.ok || !max?.ok || amount.minor < min.minor || amount.minor > max.minor) {
+      const range = limit ? `between ${limit.minimumLimit} and ${limit.maximumLimit} ${currency}` : `within the provider's limits`;
+      return fail('LIMIT_EXCEEDED', `payoutAmt: must be ${range}`);
+    }
+    const feeTerms = provider.fees.find((f) => f.currency === currency);
+    const fixed = feeTerms ? parseAmount(feeTerms.fixedFee, currency) : { ok: true as const, minor: 0n };
+    if (!fixed.ok) throw new Error(`provider ${provider.payoutProviderId}: fixed fee is not exact`);
+    const fee = fixed.minor + (feeTerms ? percentageOf(amount.minor, feeTerms.percentageFee) : 0n);
+
+    const payoutId = randomUUID();
+    const now = deps.clock.now();
+    const expiry = new Date(now.getTime() + deps.expiryHours * 3_600_000);
+    const beneficiaryName = fullName(input.beneficiary);
+    const createResponse = {
+      payoutId,
+      sourceMemberPayoutId: input.sourceMemberPayoutId,
+      payoutStatus: 'ACCP',
+      destinationCcy: currency,
+      payoutAmt: toJsonNumber(amount.minor, currency),
+      transferFee: toJsonNumber(fee, currency),
+      expiryTime: expiry.toISOString(),
+      beneficiaryName,
+      links: links(payoutId),
+    };
+    const prefund = prefundAccount(memberId, provider.destinationMemberId, currency);
+    const reservation: TransferGroup = [
+      { transferId: randomUUID(), debit: prefund, credit: payoutClearingAccount(provider.destinationMemberId, currency), amount: amount.minor, reason: 'PAYOUT', reference: payoutId },
+    ];
+    if (fee > 0n) reservation.push({ transferId: randomUUID(), debit: prefund, credit: feesAccount(currency), amount: fee, reason: 'PAYOUT_FEE', reference: payoutId });
+    return {
+      reservation,
+      payout: {
+        payoutId, sourceMemberId: memberId, sourceMemberPayoutId: input.sourceMemberPayoutId, requestFingerprint: digest,
+        payoutProviderId: provider.payoutProviderId, destinationMemberId: provider.destinationMemberId, payoutMethod: method,
+        segment, destinationCcy: currency, payoutAmt: formatMinor(amount.minor, currency), transferFee: formatMinor(fee, currency),
+        payoutStatus: 'ACCP', sender: withEntityType(input.sender), beneficiary: withEntityType(input.beneficiary),
+        complianceInfo: input.complianceInfo ?? null, senderName: fullName(input.sender), beneficiaryName,
+        senderCountry: typeof input.sender['countryCode'] === 'string' ? input.sender['countryCode'] : null,
+        beneficiaryCountry: typeof input.beneficiary['countryCode'] === 'string' ? input.beneficiary['countryCode'] : provider.countryCode,
+        creationTime: now, expiryTime: expiry, eventSequence: 1, createResponse,
+      },
+    };
+  }
+
+  /** One transaction for many creations: insert the new ones, reserve, drop those that cannot pay. */
+  async function runBatch(items: Priced[]): Promise<BatchOutcome[]> {
+    return withTransaction(deps.db, async (client) => {
+      const inserted = await repo.insertPayouts(client, items.map((i) => i.payout));
+      const fresh = items.filter((i) => inserted.has(i.payout.payoutId));
+      const reserved = await createTransfers(client, fresh.map((i) => i.reservation), { twoPhase: true });
+      const refused = fresh.filter((_, index) => !reserved[index]!.ok).map((i) => i.payout.payoutId);
+      await repo.deletePayouts(client, refused);
+      const created = fresh.filter((i) => !refused.includes(i.payout.payoutId));
+      await insertEvents(client, created.map((i) => statusEvent({ ...i.payout, cancellationStatus: null, cashoutStatus: null, rejectReason: null } as repo.PayoutRow, null)));
+      await enqueueJobs(client, created.map((i) => ({
+        task: EXPIRE_TASK, payload: { payoutId: i.payout.payoutId }, runAt: i.payout.expiryTime, jobKey: `payout-expire:${i.payout.payoutId}`,
+      })));
+      return items.map((i): BatchOutcome =>
+        !inserted.has(i.payout.payoutId) ? { kind: 'EXISTS' } : refused.includes(i.payout.payoutId) ? { kind: 'INSUFFICIENT' } : { kind: 'CREATED' });
+    });
+  }
+
+  const batcher = createBatcher<Priced, BatchOutcome>({ run: runBatch, batchSizeMax: BATCH_SIZE_MAX, concurrencyMax: BATCH_CONCURRENCY_MAX });
+
+  async function replayOrRefuse(memberId: string, input: CreatePayoutInput, digest: string): Promise<CreateResult | undefined> {
+    const existing = await repo.findBySourceMemberPayoutId(deps.db, memberId, input.sourceMemberPayoutId);
+    if (!existing) return undefined;
+    if (existing.requestFingerprint === digest) return { ok: true, body: existing.createResponse, replayed: true };
+    return fail('DUPLICATE_SOURCE_MEMBER_PAYOUT_ID', `sourceMemberPayoutId: ${input.sourceMemberPayoutId} was used for a different request`);
+  }
+
+  return {
+    async create(memberId: string, input: CreatePayoutInput): Promise<CreateResult> {
+      const digest = fingerprint(input);
+      const earlier = await replayOrRefuse(memberId, input, digest);
+      if (earlier) return earlier;
+      const priced = await price(memberId, input, digest);
+      if (!('payout' in priced)) return priced;
+      const outcome = await batcher.submit(priced);
+      if (outcome.kind === 'CREATED') return { ok: true, body: priced.payout.createResponse, replayed: false };
+      if (outcome.kind === 'INSUFFICIENT') {
+        return fail('INSUFFICIENT_PREFUND', `payoutAmt: payoutAmt + transferFee exceeds your available prefund at ${priced.payout.destinationMemberId}`);
+      }
+      // a concurrent request with the same sourceMemberPayoutId committed first
+      const raced = await replayOrRefuse(memberId, input, digest);
+      if (!raced) throw new Error('payout reported as existing but not found');
+      return raced;
+    },
+  };
+}
+
+export type PayoutCreator = ReturnType<typeof createPayoutCreator>;

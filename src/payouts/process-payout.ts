@@ -1,0 +1,69 @@
+// POST /v2/payouts/{id}/process. The first caller records the submission and sends the payout to
+// its partner within the request; concurrent callers wait briefly for that answer; PNDG and PRCD
+// answer their current state; other states are 409.
+import { withTransaction } from '../platform/database/pool.ts';
+import { enqueueJob } from '../platform/jobs.ts';
+import { PROCESS_ANSWERS } from './lifecycle.ts';
+import * as repo from './repo.ts';
+import { forRail, submitAndApply, type SubmissionDeps } from './submission.ts';
+import { FINISH_SUBMISSION_TASK } from './task-names.ts';
+import { processView } from './views.ts';
+
+export type ProcessResult =
+  | { ok: true; view: ReturnType<typeof processView> }
+  | { ok: false; code: 'NOT_FOUND' | 'INVALID_STATE' | 'NO_RAIL'; detail: string };
+
+const WAIT_FOR_OTHER_SUBMISSION_MS = 5000;
+const WAIT_STEP_MS = 25;
+
+export interface ProcessDeps extends SubmissionDeps {
+  /** When the finish-submission job looks at a submission that has not been applied. */
+  submissionRecoverySeconds: number;
+}
+
+function refuse(row: repo.PayoutRow): ProcessResult {
+  const detail = row.cancellationStatus === 'PNDG' ? 'payoutCancellationStatus: PNDG (a cancellation is pending)' : `payoutStatus: ${row.payoutStatus}`;
+  return { ok: false, code: 'INVALID_STATE', detail };
+}
+
+export function createPayoutProcessor(deps: ProcessDeps) {
+  async function claim(memberId: string, payoutId: string): Promise<repo.PayoutRow | undefined> {
+    return withTransaction(deps.db, async (client) => {
+      const now = deps.clock.now();
+      const row = await repo.claimSubmission(client, payoutId, memberId, now);
+      if (row) {
+        await enqueueJob(client, FINISH_SUBMISSION_TASK, { payoutId }, {
+          runAt: new Date(now.getTime() + deps.submissionRecoverySeconds * 1000),
+          jobKey: `payout-submission:${payoutId}`,
+        });
+      }
+      return row;
+    });
+  }
+
+  /** Another request is submitting this payout: wait (bounded) for its answer. */
+  async function awaitOther(memberId: string, payoutId: string): Promise<repo.PayoutRow | undefined> {
+    const deadline = Date.now() + WAIT_FOR_OTHER_SUBMISSION_MS;
+    let row = await repo.findPayout(deps.db, memberId, payoutId);
+    while (row && row.payoutStatus === 'ACCP' && row.submissionState === 'SUBMITTING' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
+      row = await repo.findPayout(deps.db, memberId, payoutId);
+    }
+    return row;
+  }
+
+  return {
+    async process(memberId: string, payoutId: string): Promise<ProcessResult> {
+      const current = await repo.findPayout(deps.db, memberId, payoutId);
+      if (!current) return { ok: false, code: 'NOT_FOUND', detail: `payoutId: ${payoutId}` };
+      if (PROCESS_ANSWERS.includes(current.payoutStatus)) return { ok: true, view: processView(current) };
+      if (current.payoutStatus !== 'ACCP' || current.cancellationStatus !== null) return refuse(current);
+      if (!deps.rails.railFor(forRail(current))) return { ok: false, code: 'NO_RAIL', detail: `payoutProviderId: ${current.payoutProviderId} has no connected partner` };
+      const claimed = await claim(memberId, payoutId);
+      const after = claimed ? await submitAndApply(deps, claimed) : await awaitOther(memberId, payoutId);
+      if (!after) return { ok: false, code: 'NOT_FOUND', detail: `payoutId: ${payoutId}` };
+      if (after.payoutStatus === 'ACCP' && after.submissionState === 'NONE') return refuse(after);
+      return { ok: true, view: processView(after) };
+    },
+  };
+}

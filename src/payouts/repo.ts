@@ -1,0 +1,159 @@
+// SQL for payouts. Amounts leave and enter as exact decimal text.
+import type { Queryable } from '../platform/database/pool.ts';
+import type { CancellationStatus, PayoutStatus } from './lifecycle.ts';
+import type { PayoutMethod, Segment } from '../providers/model.ts';
+
+export interface PayoutRow {
+  payoutId: string;
+  sourceMemberId: string;
+  sourceMemberPayoutId: string;
+  requestFingerprint: string;
+  payoutProviderId: string;
+  destinationMemberId: string;
+  payoutMethod: PayoutMethod;
+  segment: Segment;
+  destinationCcy: string;
+  payoutAmt: string;
+  transferFee: string;
+  payoutStatus: PayoutStatus;
+  cashoutStatus: string | null;
+  rejectReason: string | null;
+  cancellationStatus: CancellationStatus | null;
+  cancellationReason: string | null;
+  submissionState: 'NONE' | 'SUBMITTING' | 'SUBMITTED';
+  sender: Record<string, unknown>;
+  beneficiary: Record<string, unknown>;
+  complianceInfo: Record<string, unknown> | null;
+  senderName: string;
+  beneficiaryName: string;
+  senderCountry: string | null;
+  beneficiaryCountry: string | null;
+  creationTime: Date;
+  expiryTime: Date;
+  initiateTime: Date | null;
+  completionTime: Date | null;
+  rejectionTime: Date | null;
+  cancellationTime: Date | null;
+  eventSequence: number;
+  createResponse: Record<string, unknown>;
+}
+
+const COLUMNS = `payout_id AS "payoutId", source_member_id AS "sourceMemberId", source_member_payout_id AS "sourceMemberPayoutId",
+  request_fingerprint AS "requestFingerprint", payout_provider_id AS "payoutProviderId", destination_member_id AS "destinationMemberId",
+  payout_method AS "payoutMethod", segment, destination_ccy AS "destinationCcy", payout_amt::text AS "payoutAmt",
+  transfer_fee::text AS "transferFee", payout_status AS "payoutStatus", cashout_status AS "cashoutStatus",
+  reject_reason AS "rejectReason", cancellation_status AS "cancellationStatus", cancellation_reason AS "cancellationReason",
+  submission_state AS "submissionState", sender, beneficiary, compliance_info AS "complianceInfo", sender_name AS "senderName",
+  beneficiary_name AS "beneficiaryName", sender_country AS "senderCountry", beneficiary_country AS "beneficiaryCountry",
+  creation_time AS "creationTime", expiry_time AS "expiryTime", initiate_time AS "initiateTime", completion_time AS "completionTime",
+  rejection_time AS "rejectionTime", cancellation_time AS "cancellationTime", event_sequence AS "eventSequence",
+  create_response AS "createResponse"`;
+export const PAYOUT_COLUMNS = COLUMNS;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The member's payout, or undefined (also for another member's payout, and for a malformed id). */
+export async function findPayout(db: Queryable, memberId: string, payoutId: string, forUpdate = false): Promise<PayoutRow | undefined> {
+  if (!UUID.test(payoutId)) return undefined;
+  const { rows } = await db.query<PayoutRow>(
+    `SELECT ${COLUMNS} FROM payouts WHERE payout_id = $1 AND source_member_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [payoutId, memberId],
+  );
+  return rows[0];
+}
+
+export async function lockPayout(db: Queryable, payoutId: string): Promise<PayoutRow | undefined> {
+  const { rows } = await db.query<PayoutRow>(`SELECT ${COLUMNS} FROM payouts WHERE payout_id = $1 FOR UPDATE`, [payoutId]);
+  return rows[0];
+}
+
+export async function readPayout(db: Queryable, payoutId: string): Promise<PayoutRow | undefined> {
+  const { rows } = await db.query<PayoutRow>(`SELECT ${COLUMNS} FROM payouts WHERE payout_id = $1`, [payoutId]);
+  return rows[0];
+}
+
+export async function findBySourceMemberPayoutId(db: Queryable, memberId: string, sourceMemberPayoutId: string) {
+  const { rows } = await db.query<{ payoutId: string; requestFingerprint: string; createResponse: Record<string, unknown> }>(
+    `SELECT payout_id AS "payoutId", request_fingerprint AS "requestFingerprint", create_response AS "createResponse"
+       FROM payouts WHERE source_member_id = $1 AND source_member_payout_id = $2`,
+    [memberId, sourceMemberPayoutId],
+  );
+  return rows[0];
+}
+
+export type NewPayout = Omit<PayoutRow, 'cashoutStatus' | 'rejectReason' | 'cancellationStatus' | 'cancellationReason' | 'submissionState' | 'initiateTime' | 'completionTime' | 'rejectionTime' | 'cancellationTime'>;
+
+/** Inserts the payouts whose sourceMemberPayoutId is new; returns the ids actually inserted. */
+export async function insertPayouts(db: Queryable, payouts: NewPayout[]): Promise<Set<string>> {
+  const rows = payouts.map((p) => ({
+    payout_id: p.payoutId, source_member_id: p.sourceMemberId, source_member_payout_id: p.sourceMemberPayoutId,
+    request_fingerprint: p.requestFingerprint, payout_provider_id: p.payoutProviderId, destination_member_id: p.destinationMemberId,
+    payout_method: p.payoutMethod, segment: p.segment, destination_ccy: p.destinationCcy, payout_amt: p.payoutAmt,
+    transfer_fee: p.transferFee, payout_status: p.payoutStatus, submission_state: 'NONE', sender: p.sender, beneficiary: p.beneficiary,
+    compliance_info: p.complianceInfo, sender_name: p.senderName, beneficiary_name: p.beneficiaryName,
+    sender_country: p.senderCountry, beneficiary_country: p.beneficiaryCountry, creation_time: p.creationTime.toISOString(),
+    expiry_time: p.expiryTime.toISOString(), event_sequence: p.eventSequence, create_response: p.createResponse,
+  }));
+  const { rows: inserted } = await db.query<{ payoutId: string }>(
+    `INSERT INTO payouts (payout_id, source_member_id, source_member_payout_id, request_fingerprint, payout_provider_id,
+       destination_member_id, payout_method, segment, destination_ccy, payout_amt, transfer_fee, payout_status, submission_state,
+       sender, beneficiary, compliance_info, sender_name, beneficiary_name, sender_country, beneficiary_country, creation_time,
+       expiry_time, event_sequence, create_response)
+     SELECT payout_id, source_member_id, source_member_payout_id, request_fingerprint, payout_provider_id,
+       destination_member_id, payout_method, segment, destination_ccy, payout_amt, transfer_fee, payout_status, submission_state,
+       sender, beneficiary, compliance_info, sender_name, beneficiary_name, sender_country, beneficiary_country, creation_time,
+       expiry_time, event_sequence, create_response
+       FROM jsonb_populate_recordset(null::payouts, $1::jsonb)
+     ON CONFLICT (source_member_id, source_member_payout_id) DO NOTHING
+     RETURNING payout_id AS "payoutId"`,
+    [JSON.stringify(rows)],
+  );
+  return new Set(inserted.map((r) => r.payoutId));
+}
+
+export async function deletePayouts(db: Queryable, payoutIds: string[]): Promise<void> {
+  if (payoutIds.length > 0) await db.query('DELETE FROM payouts WHERE payout_id = ANY($1::uuid[])', [payoutIds]);
+}
+
+export interface PayoutChange {
+  payoutStatus?: PayoutStatus;
+  cashoutStatus?: string | null;
+  rejectReason?: string | null;
+  cancellationStatus?: CancellationStatus | null;
+  cancellationReason?: string | null;
+  submissionState?: PayoutRow['submissionState'];
+  initiateTime?: Date;
+  completionTime?: Date;
+  rejectionTime?: Date;
+  cancellationTime?: Date;
+  eventSequence?: number;
+}
+
+const CHANGE_COLUMNS: Record<keyof PayoutChange, string> = {
+  payoutStatus: 'payout_status', cashoutStatus: 'cashout_status', rejectReason: 'reject_reason',
+  cancellationStatus: 'cancellation_status', cancellationReason: 'cancellation_reason', submissionState: 'submission_state',
+  initiateTime: 'initiate_time', completionTime: 'completion_time', rejectionTime: 'rejection_time',
+  cancellationTime: 'cancellation_time', eventSequence: 'event_sequence',
+};
+
+/** Writes the given columns of one (already locked) payout. */
+export async function updatePayout(db: Queryable, payoutId: string, change: PayoutChange): Promise<void> {
+  const keys = (Object.keys(change) as Array<keyof PayoutChange>).filter((k) => change[k] !== undefined);
+  if (keys.length === 0) return;
+  const sets = keys.map((k, i) => `${CHANGE_COLUMNS[k]} = $${i + 2}`).join(', ');
+  await db.query(`UPDATE payouts SET ${sets} WHERE payout_id = $1`, [payoutId, ...keys.map((k) => change[k])]);
+}
+
+/**
+ * Records that a payout is being sent to its partner, if nobody did before and no cancellation
+ * is pending. Returns the row when this caller won the right to submit.
+ */
+export async function claimSubmission(db: Queryable, payoutId: string, memberId: string, now: Date): Promise<PayoutRow | undefined> {
+  const { rows } = await db.query<PayoutRow>(
+    `UPDATE payouts SET submission_state = 'SUBMITTING', initiate_time = $3
+      WHERE payout_id = $1 AND source_member_id = $2 AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL
+      RETURNING ${COLUMNS}`,
+    [payoutId, memberId, now],
+  );
+  return rows[0];
+}

@@ -1,0 +1,60 @@
+// The payout area's use cases, wired to their dependencies.
+import type { Clock } from '../platform/clock.ts';
+import type { Db } from '../platform/database/pool.ts';
+import type { ProvidersService } from '../providers/service.ts';
+import { createPayoutCreator } from './create-payout.ts';
+import { createPayoutProcessor } from './process-payout.ts';
+import { requestCancellation } from './cancel-payout.ts';
+import { applyPartnerReport, type PartnerReport } from './partner-report.ts';
+import type { RailRegistry } from './rails/rail.ts';
+import * as repo from './repo.ts';
+import { payoutRecord, statusView } from './views.ts';
+
+export interface PayoutSettings {
+  expiryHours: number;
+  partnerTimeoutMs: number;
+  submissionRecoverySeconds: number;
+}
+
+export interface PayoutsDeps {
+  db: Db;
+  providers: ProvidersService;
+  rails: RailRegistry;
+  clock: Clock;
+  settings: PayoutSettings;
+}
+
+export function createPayoutsService(deps: PayoutsDeps) {
+  const creator = createPayoutCreator({ db: deps.db, providers: deps.providers, clock: deps.clock, expiryHours: deps.settings.expiryHours });
+  const processor = createPayoutProcessor({
+    db: deps.db, rails: deps.rails, clock: deps.clock,
+    partnerTimeoutMs: deps.settings.partnerTimeoutMs, submissionRecoverySeconds: deps.settings.submissionRecoverySeconds,
+  });
+  return {
+    create: creator.create,
+    process: processor.process,
+    cancel: (memberId: string, payoutId: string, reason: string) => requestCancellation(deps.db, memberId, payoutId, reason),
+
+    async get(memberId: string, payoutId: string) {
+      const row = await repo.findPayout(deps.db, memberId, payoutId);
+      return row && payoutRecord(row);
+    },
+
+    async status(memberId: string, payoutId: string) {
+      const row = await repo.findPayout(deps.db, memberId, payoutId);
+      return row && statusView(row);
+    },
+
+    /** Sandbox: a partner report for one of the caller's payouts, through the real path. */
+    async simulate(memberId: string, payoutId: string, report: PartnerReport) {
+      const own = await repo.findPayout(deps.db, memberId, payoutId);
+      if (!own) return { ok: false as const, code: 'NOT_FOUND' as const, detail: `payoutId: ${payoutId}` };
+      const result = await applyPartnerReport(deps, payoutId, report);
+      if (result.ok) return { ok: true as const, record: payoutRecord(result.row) };
+      if (result.error === 'NOT_FOUND') return { ok: false as const, code: 'NOT_FOUND' as const, detail: `payoutId: ${payoutId}` };
+      return { ok: false as const, code: 'INVALID_STATE' as const, detail: `payoutStatus: ${result.row.payoutStatus} cannot become ${report.payoutStatus}` };
+    },
+  };
+}
+
+export type PayoutsService = ReturnType<typeof createPayoutsService>;
