@@ -1,0 +1,21 @@
+// Test support: run the payout area's jobs by hand (the test service runs with WORKERS=0), with
+// a clock the test chooses.
+import type { JobHelpers } from 'graphile-worker';
+import type { Db } from '../../src/platform/database/pool.ts';
+import { createSandboxRails } from '../../src/payouts/rails/sandbox.ts';
+import { payoutTasks } from '../../src/payouts/jobs.ts';
+
+const helpers = { logger: { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } } as unknown as JobHelpers;
+
+export function payoutJobs(db: Db, options: { nowMs?: () => number; latencyMs?: number } = {}) {
+  const clock = { now: () => new Date(options.nowMs?.() ?? Date.now()) };
+  const tasks = payoutTasks({ db, rails: createSandboxRails({ db, latencyMs: options.latencyMs ?? 0 }), clock, partnerTimeoutMs: 5000 });
+  const run = (name: string) => async (payoutId: string) => {
+    await tasks[name]!({ payoutId }, helpers);
+  };
+  return {
+    expire: run('payout.expire'),
+    cancel: run('payout.cancel'),
+    finishSubmission: run('payout.finish_submission'),
+  };
+}
