@@ -1,0 +1,84 @@
+// process records the submission before calling the partner: a timeout, or a crash before the
+// answer was applied, is finished by the finish-submission job with the same payout id, and the
+// payout is paid once.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestService, type TestService } from '../support/service.ts';
+import { json, token } from '../support/http.ts';
+import { payoutApi, payoutBody } from '../support/payouts.ts';
+import { payoutJobs } from '../support/payout-jobs.ts';
+import { claimSubmission, readPayout } from '../../src/payouts/repo.ts';
+import { createSandboxRails } from '../../src/payouts/rails/sandbox.ts';
+import { forRail } from '../../src/payouts/submission.ts';
+import { checkLedger } from '../../src/ledger/service.ts';
+
+let service: TestService;
+let api: ReturnType<typeof payoutApi>;
+let jobs: ReturnType<typeof payoutJobs>;
+before(async () => {
+  // partners answer after 400 ms, but the service waits only 100 ms
+  service = await startTestService({ WORKERS: '0', PARTNER_TIMEOUT_MS: '100', SANDBOX_RAIL_LATENCY_MS: '400' });
+  api = payoutApi(service.url, await token(service.url, { scope: 'payouts' }));
+  jobs = payoutJobs(service.db);
+});
+after(async () => {
+  await service.stop();
+});
+
+async function postedTransfers(id: string): Promise<Record<string, number>> {
+  const { rows } = await service.db.query(`SELECT state, count(*)::int AS n FROM ledger_transfers WHERE reference = $1 GROUP BY state`, [id]);
+  return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+}
+
+async function memberOf(id: string) {
+  return (await readPayout(service.db, id))!.sourceMemberId;
+}
+
+describe('submission recovery', () => {
+  test('a partner that does not answer in time: PNDG now; the job sends again and the payout is PRCD once', async () => {
+    const id = String((await api.created(payoutBody()))['payoutId']);
+    const answer = await api.process(id);
+    assert.equal(answer.status, 200);
+    assert.equal((await json(answer))['payoutStatus'], 'PNDG');
+    assert.equal((await readPayout(service.db, id))!.submissionState, 'SUBMITTING');
+    assert.equal((await api.process(id)).status, 200, 'process on PNDG answers the current state');
+    await jobs.finishSubmission(id);
+    const record = await api.record(id);
+    assert.equal(record['payoutStatus'], 'PRCD');
+    assert.equal((await readPayout(service.db, id))!.submissionState, 'SUBMITTED');
+    assert.deepEqual(await postedTransfers(id), { POSTED: 2 });
+  });
+
+  test('a crash after recording the submission, before the partner call: the job sends it', async () => {
+    const id = String((await api.created(payoutBody()))['payoutId']);
+    assert.ok(await claimSubmission(service.db, id, await memberOf(id), new Date()));
+    await jobs.finishSubmission(id);
+    assert.equal((await api.record(id))['payoutStatus'], 'PRCD');
+    const { rows } = await service.db.query('SELECT submissions FROM sandbox_rail_submissions WHERE payout_id = $1', [id]);
+    assert.deepEqual(rows, [{ submissions: 1 }]);
+  });
+
+  test('a crash after the partner call, before its answer was applied: sent again with the same id, paid once', async () => {
+    const id = String((await api.created(payoutBody()))['payoutId']);
+    const claimed = await claimSubmission(service.db, id, await memberOf(id), new Date());
+    assert.ok(claimed);
+    const rails = createSandboxRails({ db: service.db });
+    assert.deepEqual(await rails.railFor(forRail(claimed))!.submit(forRail(claimed), AbortSignal.timeout(1000)), { outcome: 'CONFIRMED' });
+    await jobs.finishSubmission(id);
+    await jobs.finishSubmission(id); // and once more: nothing changes
+    assert.equal((await api.record(id))['payoutStatus'], 'PRCD');
+    const { rows } = await service.db.query('SELECT submissions, outcome FROM sandbox_rail_submissions WHERE payout_id = $1', [id]);
+    assert.deepEqual(rows, [{ submissions: 2, outcome: { outcome: 'CONFIRMED' } }], 'the partner saw the same id twice and answered the same');
+    assert.deepEqual(await postedTransfers(id), { POSTED: 2 });
+    const events = await service.db.query('SELECT count(*)::int AS n FROM events WHERE resource_id = $1', [id]);
+    assert.equal(events.rows[0].n, 2);
+    assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [] });
+  });
+
+  test('a payout being submitted does not expire', async () => {
+    const id = String((await api.created(payoutBody()))['payoutId']);
+    await claimSubmission(service.db, id, await memberOf(id), new Date());
+    await payoutJobs(service.db, { nowMs: () => Date.now() + 2 * 86_400_000 }).expire(id);
+    assert.equal((await api.record(id))['payoutStatus'], 'ACCP');
+  });
+});
