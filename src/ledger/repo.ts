@@ -5,10 +5,10 @@ import { accountKey, mayOverdraw, type AccountSpec } from './accounts.ts';
 export interface AccountRow {
   accountId: string;
   noOverdraft: boolean;
-  debitsPosted: bigint;
-  creditsPosted: bigint;
-  debitsPending: bigint;
-  creditsPending: bigint;
+  /** All debits not voided: pending and posted. */
+  debitsCommitted: bigint;
+  /** All credits not voided: pending and posted. */
+  creditsCommitted: bigint;
 }
 
 export interface TransferRow {
@@ -24,10 +24,8 @@ export interface TransferRow {
 }
 
 export interface TotalsDelta {
-  debitsPosted: bigint;
-  creditsPosted: bigint;
-  debitsPending: bigint;
-  creditsPending: bigint;
+  debits: bigint;
+  credits: bigint;
 }
 
 /** Account ids for the specs, creating the accounts that do not exist yet. */
@@ -50,18 +48,14 @@ export async function ensureAccounts(db: Queryable, specs: AccountSpec[]): Promi
 }
 
 const ACCOUNT_COLUMNS = `account_id AS "accountId", no_overdraft AS "noOverdraft",
-  debits_posted::text AS "debitsPosted", credits_posted::text AS "creditsPosted",
-  debits_pending::text AS "debitsPending", credits_pending::text AS "creditsPending"`;
+  debits_committed::text AS "debitsCommitted", credits_committed::text AS "creditsCommitted"`;
 
-type RawAccount = Omit<AccountRow, 'debitsPosted' | 'creditsPosted' | 'debitsPending' | 'creditsPending'> &
-  Record<'debitsPosted' | 'creditsPosted' | 'debitsPending' | 'creditsPending', string>;
+type RawAccount = Omit<AccountRow, 'debitsCommitted' | 'creditsCommitted'> & Record<'debitsCommitted' | 'creditsCommitted', string>;
 
 const toAccount = (r: RawAccount): AccountRow => ({
   ...r,
-  debitsPosted: BigInt(r.debitsPosted),
-  creditsPosted: BigInt(r.creditsPosted),
-  debitsPending: BigInt(r.debitsPending),
-  creditsPending: BigInt(r.creditsPending),
+  debitsCommitted: BigInt(r.debitsCommitted),
+  creditsCommitted: BigInt(r.creditsCommitted),
 });
 
 /** Locks the accounts, always in account_id order so that concurrent writers cannot deadlock. */
@@ -102,12 +96,10 @@ export async function applyTotals(db: Queryable, deltas: Map<string, TotalsDelta
   const ids = [...deltas.keys()];
   const column = (pick: (d: TotalsDelta) => bigint) => ids.map((id) => pick(deltas.get(id)!).toString());
   await db.query(
-    `UPDATE ledger_accounts a SET
-       debits_posted = a.debits_posted + d.dp, credits_posted = a.credits_posted + d.cp,
-       debits_pending = a.debits_pending + d.dpe, credits_pending = a.credits_pending + d.cpe
-     FROM unnest($1::bigint[], $2::numeric[], $3::numeric[], $4::numeric[], $5::numeric[]) AS d(id, dp, cp, dpe, cpe)
+    `UPDATE ledger_accounts a SET debits_committed = a.debits_committed + d.dr, credits_committed = a.credits_committed + d.cr
+     FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) AS d(id, dr, cr)
      WHERE a.account_id = d.id`,
-    [ids, column((d) => d.debitsPosted), column((d) => d.creditsPosted), column((d) => d.debitsPending), column((d) => d.creditsPending)],
+    [ids, column((d) => d.debits), column((d) => d.credits)],
   );
 }
 
@@ -138,29 +130,43 @@ export async function findAccountIds(db: Queryable, specs: AccountSpec[]): Promi
   return new Map(rows.map((r) => [accountKey({ kind: r.kind as AccountSpec['kind'], sourceMemberId: r.s, destinationMemberId: r.d, currency: r.currency }), r.accountId]));
 }
 
-/** Accounts whose running totals differ from the sums of their transfers (should be none). */
+/** Pending (reserved) debits and credits per account, summed from the transfers. */
+export async function pendingSums(db: Queryable, accountIds: string[]): Promise<Map<string, TotalsDelta>> {
+  const { rows } = await db.query<{ accountId: string; debits: string; credits: string }>(
+    `SELECT a.id AS "accountId",
+            (SELECT coalesce(sum(amount), 0) FROM ledger_transfers WHERE debit_account_id = a.id AND state = 'PENDING')::text AS debits,
+            (SELECT coalesce(sum(amount), 0) FROM ledger_transfers WHERE credit_account_id = a.id AND state = 'PENDING')::text AS credits
+       FROM unnest($1::bigint[]) AS a(id)`,
+    [accountIds],
+  );
+  return new Map(rows.map((r) => [r.accountId, { debits: BigInt(r.debits), credits: BigInt(r.credits) }]));
+}
+
+/** Accounts whose running totals differ from the sums of their transfers not voided (should be none). */
 export async function totalsMismatches(db: Queryable): Promise<string[]> {
   const { rows } = await db.query<{ accountId: string }>(
     `WITH sums AS (
        SELECT a.account_id,
-         coalesce(sum(t.amount) FILTER (WHERE t.debit_account_id = a.account_id AND t.state = 'POSTED'), 0) AS dp,
-         coalesce(sum(t.amount) FILTER (WHERE t.credit_account_id = a.account_id AND t.state = 'POSTED'), 0) AS cp,
-         coalesce(sum(t.amount) FILTER (WHERE t.debit_account_id = a.account_id AND t.state = 'PENDING'), 0) AS dpe,
-         coalesce(sum(t.amount) FILTER (WHERE t.credit_account_id = a.account_id AND t.state = 'PENDING'), 0) AS cpe
+         coalesce(sum(t.amount) FILTER (WHERE t.debit_account_id = a.account_id AND t.state <> 'VOIDED'), 0) AS dr,
+         coalesce(sum(t.amount) FILTER (WHERE t.credit_account_id = a.account_id AND t.state <> 'VOIDED'), 0) AS cr
        FROM ledger_accounts a
        LEFT JOIN ledger_transfers t ON t.debit_account_id = a.account_id OR t.credit_account_id = a.account_id
        GROUP BY a.account_id)
      SELECT a.account_id AS "accountId" FROM ledger_accounts a JOIN sums s USING (account_id)
-      WHERE (a.debits_posted, a.credits_posted, a.debits_pending, a.credits_pending) <> (s.dp, s.cp, s.dpe, s.cpe)`,
+      WHERE (a.debits_committed, a.credits_committed) <> (s.dr, s.cr)`,
   );
   return rows.map((r) => r.accountId);
 }
 
-/** Currencies in which posted debits and credits, or pending ones, do not balance (should be none). */
+/** Currencies whose debits and credits do not balance, in total or among posted transfers (should be none). */
 export async function unbalancedCurrencies(db: Queryable): Promise<string[]> {
   const { rows } = await db.query<{ currency: string }>(
-    `SELECT currency FROM ledger_accounts GROUP BY currency
-      HAVING sum(debits_posted) <> sum(credits_posted) OR sum(debits_pending) <> sum(credits_pending)`,
+    `SELECT currency FROM ledger_accounts GROUP BY currency HAVING sum(debits_committed) <> sum(credits_committed)
+     UNION
+     SELECT t.currency FROM ledger_transfers t
+       JOIN ledger_accounts d ON d.account_id = t.debit_account_id
+       JOIN ledger_accounts c ON c.account_id = t.credit_account_id
+      WHERE t.state = 'POSTED' AND (t.amount <= 0 OR d.currency <> c.currency)`,
   );
   return rows.map((r) => r.currency);
 }

@@ -29,21 +29,20 @@ export interface Balance {
   reserved: bigint;
 }
 
-const ZERO: repo.TotalsDelta = { debitsPosted: 0n, creditsPosted: 0n, debitsPending: 0n, creditsPending: 0n };
+const ZERO: repo.TotalsDelta = { debits: 0n, credits: 0n };
 
 function add(deltas: Map<string, repo.TotalsDelta>, accountId: string, change: Partial<repo.TotalsDelta>) {
   const current = deltas.get(accountId) ?? ZERO;
-  deltas.set(accountId, {
-    debitsPosted: current.debitsPosted + (change.debitsPosted ?? 0n),
-    creditsPosted: current.creditsPosted + (change.creditsPosted ?? 0n),
-    debitsPending: current.debitsPending + (change.debitsPending ?? 0n),
-    creditsPending: current.creditsPending + (change.creditsPending ?? 0n),
-  });
+  deltas.set(accountId, { debits: current.debits + (change.debits ?? 0n), credits: current.credits + (change.credits ?? 0n) });
 }
 
+/**
+ * What a no-overdraft account can still give: its credits less every debit not voided. Such an
+ * account never receives a two-phase credit (checked below), so its credits are all posted.
+ */
 function availableOf(account: repo.AccountRow, delta: repo.TotalsDelta | undefined): bigint {
   const d = delta ?? ZERO;
-  return account.creditsPosted + d.creditsPosted - (account.debitsPosted + d.debitsPosted) - (account.debitsPending + d.debitsPending);
+  return account.creditsCommitted + d.credits - (account.debitsCommitted + d.debits);
 }
 
 function checkInput(transfer: TransferInput): void {
@@ -64,15 +63,17 @@ export async function createTransfers(db: Queryable, groups: TransferGroup[], op
   if (all.length === 0) return [];
   const ids = await repo.ensureAccounts(db, all.flatMap((t) => [t.debit, t.credit]));
   const accounts = await repo.lockAccounts(db, [...new Set(ids.values())]);
+  if (options.twoPhase) {
+    for (const t of all) assert.ok(!accounts.get(ids.get(accountKey(t.credit))!)!.noOverdraft, `transfer ${t.transferId}: a no-overdraft account takes posted credits only`);
+  }
   const deltas = new Map<string, repo.TotalsDelta>();
   const accepted: repo.TransferRow[] = [];
   const results: GroupResult[] = [];
   for (const group of groups) {
     const trial = new Map(deltas);
     for (const t of group) {
-      const amount = t.amount;
-      add(trial, ids.get(accountKey(t.debit))!, options.twoPhase ? { debitsPending: amount } : { debitsPosted: amount });
-      add(trial, ids.get(accountKey(t.credit))!, options.twoPhase ? { creditsPending: amount } : { creditsPosted: amount });
+      add(trial, ids.get(accountKey(t.debit))!, { debits: t.amount });
+      add(trial, ids.get(accountKey(t.credit))!, { credits: t.amount });
     }
     const overdrawn = group.find((t) => {
       const accountId = ids.get(accountKey(t.debit))!;
@@ -104,19 +105,23 @@ export async function createTransfers(db: Queryable, groups: TransferGroup[], op
   return results;
 }
 
-/** Ends the pending transfers of a reference: POSTED moves them into the balances, VOIDED releases them. */
+/**
+ * Ends the pending transfers of a reference. POSTED changes no account total (they already count
+ * the reservation), so posting takes no account lock; VOIDED takes the amounts back out.
+ */
 async function resolvePending(db: Queryable, reference: string, state: 'POSTED' | 'VOIDED'): Promise<number> {
   const pending = await repo.lockPendingTransfers(db, reference);
   if (pending.length === 0) return 0;
-  await repo.lockAccounts(db, [...new Set(pending.flatMap((t) => [t.debitAccountId, t.creditAccountId]))]);
-  const deltas = new Map<string, repo.TotalsDelta>();
-  for (const t of pending) {
-    const posted = state === 'POSTED' ? t.amount : 0n;
-    add(deltas, t.debitAccountId, { debitsPending: -t.amount, debitsPosted: posted });
-    add(deltas, t.creditAccountId, { creditsPending: -t.amount, creditsPosted: posted });
-  }
   await repo.resolveTransfers(db, pending.map((t) => t.transferId), state);
-  await repo.applyTotals(db, deltas);
+  if (state === 'VOIDED') {
+    await repo.lockAccounts(db, [...new Set(pending.flatMap((t) => [t.debitAccountId, t.creditAccountId]))]);
+    const deltas = new Map<string, repo.TotalsDelta>();
+    for (const t of pending) {
+      add(deltas, t.debitAccountId, { debits: -t.amount });
+      add(deltas, t.creditAccountId, { credits: -t.amount });
+    }
+    await repo.applyTotals(db, deltas);
+  }
   return pending.length;
 }
 
@@ -127,12 +132,16 @@ export const voidPending = (db: Queryable, reference: string) => resolvePending(
 export async function balances(db: Queryable, specs: AccountSpec[]): Promise<Map<string, Balance>> {
   const ids = await repo.findAccountIds(db, specs);
   const rows = await repo.readAccounts(db, [...ids.values()]);
+  const pending = await repo.pendingSums(db, [...ids.values()]);
   const result = new Map<string, Balance>();
   for (const spec of specs) {
-    const row = rows.get(ids.get(accountKey(spec)) ?? '');
-    const balance = row ? row.creditsPosted - row.debitsPosted : 0n;
-    const reserved = row ? row.debitsPending : 0n;
-    result.set(accountKey(spec), { balance, available: balance - reserved, reserved });
+    const id = ids.get(accountKey(spec)) ?? '';
+    const row = rows.get(id);
+    const open = pending.get(id) ?? ZERO;
+    const postedCredits = row ? row.creditsCommitted - open.credits : 0n;
+    const postedDebits = row ? row.debitsCommitted - open.debits : 0n;
+    const balance = postedCredits - postedDebits;
+    result.set(accountKey(spec), { balance, available: balance - open.debits, reserved: open.debits });
   }
   return result;
 }

@@ -116,8 +116,8 @@ describe('ledger', () => {
     const source = await freshSource();
     await createTransfers(service.db, [[topUp(source, 500n)]], { twoPhase: false });
     await assert.rejects(
-      service.db.query(`UPDATE ledger_accounts SET debits_pending = debits_pending + 501 WHERE kind = 'PREFUND' AND source_member_id = $1`, [source]),
-      /ledger_accounts_check/,
+      service.db.query(`UPDATE ledger_accounts SET debits_committed = debits_committed + 501 WHERE kind = 'PREFUND' AND source_member_id = $1`, [source]),
+      /ledger_accounts_no_overdraft/,
     );
   });
 

@@ -6,7 +6,8 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { json, token } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
 import { payoutJobs } from '../support/payout-jobs.ts';
-import { checkLedger } from '../../src/ledger/service.ts';
+import { balances, checkLedger } from '../../src/ledger/service.ts';
+import { accountKey, prefundAccount } from '../../src/ledger/accounts.ts';
 import { PAYOUT_TRANSITIONS } from '../../src/payouts/lifecycle.ts';
 
 let service: TestService;
@@ -100,11 +101,9 @@ describe('every (state, trigger) pair', () => {
 
 describe('ledger effects and times', () => {
   async function mxPrefund() {
-    const { rows } = await service.db.query(
-      `SELECT (credits_posted - debits_posted)::text AS balance, (credits_posted - debits_posted - debits_pending)::text AS available
-         FROM ledger_accounts WHERE kind = 'PREFUND' AND source_member_id = 'DEMO_SOURCE_1' AND destination_member_id = 'PARTNER_MX'`,
-    );
-    return { balance: BigInt(rows[0].balance), available: BigInt(rows[0].available) };
+    const spec = prefundAccount('DEMO_SOURCE_1', 'PARTNER_MX', 'MXN');
+    const { balance, available } = (await balances(service.db, [spec])).get(accountKey(spec))!;
+    return { balance, available };
   }
 
   test('PRCD posts amount plus fee; RVSD credits both back', async () => {
