@@ -20,6 +20,7 @@ import { providerRoutes } from './providers/routes.ts';
 import type { ProvidersService } from './providers/service.ts';
 import type { PayoutsService } from './payouts/service.ts';
 import { payoutRoutes } from './payouts/routes.ts';
+import { payoutListRoutes } from './payouts/list-routes.ts';
 import { AddressInfo, Beneficiary, ComplianceInfo, PayoutRecord, Sender } from './payouts/schemas.ts';
 import { sandboxRoutes } from './sandbox/routes.ts';
 import { clientRoutes } from './auth/client-routes.ts';
@@ -99,6 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(clientRoutes, { clients });
   await app.register(providerRoutes, { providers: options.providers });
   await app.register(payoutRoutes, { payouts: options.payouts, sandbox: options.mode === 'sandbox' });
+  await app.register(payoutListRoutes, { db: options.db });
   await app.register(memberRoutes, { db: options.db });
   if (options.mode === 'sandbox') await app.register(sandboxRoutes, { db: options.db });
   return app;

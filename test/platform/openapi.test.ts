@@ -31,6 +31,7 @@ const ROUTES: Array<[string, string, string | null]> = [
   ['get', '/v2/destination-members', 'member'],
   ['post', '/v2/sandbox/prefund', 'member'],
   ['post', '/v2/payouts', 'payouts'],
+  ['get', '/v2/payouts', 'payouts'],
   ['get', '/v2/payouts/{payoutId}', 'payouts'],
   ['get', '/v2/payouts/{payoutId}/status', 'payouts'],
   ['post', '/v2/payouts/{payoutId}/process', 'payouts'],
