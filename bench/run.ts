@@ -95,13 +95,13 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'POST /v2/payouts',
     target: 'service',
-    request: (token) => ({ path: '/v2/payouts', method: 'POST', headers: jsonHeaders(token) }),
+    request: () => ({ path: '/v2/payouts', method: 'POST' }),
     sequence: (token) => [{ method: 'POST', path: '/v2/payouts', headers: jsonHeaders(token), setupRequest: (req) => ({ ...req, body: payoutJson() }) }],
   },
   {
     name: 'create + process (payouts/s)',
     target: 'service',
-    request: (token) => ({ path: '/v2/payouts', method: 'POST', headers: jsonHeaders(token) }),
+    request: () => ({ path: '/v2/payouts', method: 'POST' }),
     requestsPerUnit: 2,
     sequence: (token) => [
       {

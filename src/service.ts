@@ -86,7 +86,11 @@ export async function startService(config: Config, log: Logger): Promise<Running
       },
     });
     const taskList = buildTaskList({ db: pool, rails, clock, partnerTimeoutMs: config.partnerTimeoutMs });
-    if (config.workers > 0) workers = await startWorkers({ db, taskList, concurrency: config.workers, log });
+    if (config.workers > 0) {
+      // the runner gets its own connections, so that jobs and API requests never wait for each other's
+      const workerPool = createPool({ url: database.url, max: config.workers + 2, applicationName: `worker-${process.pid}` });
+      workers = await startWorkers({ db: workerPool, taskList, concurrency: config.workers, log });
+    }
     app = await buildApp({
       mode: config.mode,
       db: pool,

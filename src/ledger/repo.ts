@@ -60,10 +60,11 @@ const toAccount = (r: RawAccount): AccountRow => ({
 
 /** Locks the accounts, always in account_id order so that concurrent writers cannot deadlock. */
 export async function lockAccounts(db: Queryable, accountIds: string[]): Promise<Map<string, AccountRow>> {
-  const { rows } = await db.query<RawAccount>(
-    `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE account_id = ANY($1::bigint[]) ORDER BY account_id FOR UPDATE`,
-    [accountIds],
-  );
+  const { rows } = await db.query<RawAccount>({
+    name: 'ledger-lock-accounts',
+    text: `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE account_id = ANY($1::bigint[]) ORDER BY account_id FOR UPDATE`,
+    values: [accountIds],
+  });
   return new Map(rows.map((r) => [r.accountId, toAccount(r)]));
 }
 
@@ -74,10 +75,11 @@ export async function readAccounts(db: Queryable, accountIds: string[]): Promise
 
 export async function insertTransfers(db: Queryable, transfers: TransferRow[]): Promise<void> {
   if (transfers.length === 0) return;
-  await db.query(
-    `INSERT INTO ledger_transfers (transfer_id, debit_account_id, credit_account_id, amount, currency, state, two_phase, reason, reference)
+  await db.query({
+    name: 'ledger-insert-transfers',
+    text: `INSERT INTO ledger_transfers (transfer_id, debit_account_id, credit_account_id, amount, currency, state, two_phase, reason, reference)
      SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::numeric[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[])`,
-    [
+    values: [
       transfers.map((t) => t.transferId),
       transfers.map((t) => t.debitAccountId),
       transfers.map((t) => t.creditAccountId),
@@ -88,19 +90,20 @@ export async function insertTransfers(db: Queryable, transfers: TransferRow[]): 
       transfers.map((t) => t.reason),
       transfers.map((t) => t.reference),
     ],
-  );
+  });
 }
 
 export async function applyTotals(db: Queryable, deltas: Map<string, TotalsDelta>): Promise<void> {
   if (deltas.size === 0) return;
   const ids = [...deltas.keys()];
   const column = (pick: (d: TotalsDelta) => bigint) => ids.map((id) => pick(deltas.get(id)!).toString());
-  await db.query(
-    `UPDATE ledger_accounts a SET debits_committed = a.debits_committed + d.dr, credits_committed = a.credits_committed + d.cr
+  await db.query({
+    name: 'ledger-apply-totals',
+    text: `UPDATE ledger_accounts a SET debits_committed = a.debits_committed + d.dr, credits_committed = a.credits_committed + d.cr
      FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) AS d(id, dr, cr)
      WHERE a.account_id = d.id`,
-    [ids, column((d) => d.debits), column((d) => d.credits)],
-  );
+    values: [ids, column((d) => d.debits), column((d) => d.credits)],
+  });
 }
 
 /** The pending transfers of a reference, locked. */

@@ -56,13 +56,31 @@ function checkInput(transfer: TransferInput): void {
  * be overdrawn is refused whole and the next group is tried against what the earlier ones left.
  * `twoPhase` makes them reservations (PENDING) to be posted or voided later; otherwise POSTED now.
  */
-export async function createTransfers(db: Queryable, groups: TransferGroup[], options: { twoPhase: boolean }): Promise<GroupResult[]> {
+export interface TransferOptions {
+  twoPhase: boolean;
+  /**
+   * Account ids the caller already knows (accounts are never deleted, so a committed id stays
+   * right); ids looked up here are added to it, and the caller keeps them only once its
+   * transaction has committed.
+   */
+  accountIds?: { known: ReadonlyMap<string, string>; learned: Map<string, string> };
+}
+
+async function accountIdsFor(db: Queryable, specs: AccountSpec[], options: TransferOptions): Promise<Map<string, string>> {
+  const known = options.accountIds?.known;
+  const missing = known ? specs.filter((s) => !known.has(accountKey(s))) : specs;
+  const found = missing.length > 0 ? await repo.ensureAccounts(db, missing) : new Map<string, string>();
+  for (const [key, id] of found) options.accountIds?.learned.set(key, id);
+  return new Map([...(known ?? []), ...found]);
+}
+
+export async function createTransfers(db: Queryable, groups: TransferGroup[], options: TransferOptions): Promise<GroupResult[]> {
   const all = groups.flat();
   all.forEach(checkInput);
   assert.equal(new Set(all.map((t) => t.transferId)).size, all.length, 'transfer ids are unique');
   if (all.length === 0) return [];
-  const ids = await repo.ensureAccounts(db, all.flatMap((t) => [t.debit, t.credit]));
-  const accounts = await repo.lockAccounts(db, [...new Set(ids.values())]);
+  const ids = await accountIdsFor(db, all.flatMap((t) => [t.debit, t.credit]), options);
+  const accounts = await repo.lockAccounts(db, [...new Set(all.flatMap((t) => [ids.get(accountKey(t.debit))!, ids.get(accountKey(t.credit))!]))]);
   if (options.twoPhase) {
     for (const t of all) assert.ok(!accounts.get(ids.get(accountKey(t.credit))!)!.noOverdraft, `transfer ${t.transferId}: a no-overdraft account takes posted credits only`);
   }

@@ -11,7 +11,6 @@ import { enqueueJobs } from '../platform/jobs.ts';
 import { formatMinor, parseAmount, percentageOf, toJsonNumber } from '../platform/money.ts';
 import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
 import { createTransfers, type TransferGroup } from '../ledger/service.ts';
-import { insertEvents } from '../events/repo.ts';
 import { findCorridor } from '../members/repo.ts';
 import { checkFieldRules } from '../providers/field-rules.ts';
 import type { Provider } from '../providers/model.ts';
@@ -30,10 +29,13 @@ export type CreateResult =
   | { ok: true; body: Record<string, unknown>; replayed: boolean }
   | { ok: false; code: CreateErrorCode; detail: string };
 
+const expiryJobKey = (payoutId: string) => `payout-expire:${payoutId}`;
+
 const fail = (code: CreateErrorCode, detail: string): CreateResult => ({ ok: false, code, detail });
 
 const BATCH_SIZE_MAX = 100;
-const BATCH_CONCURRENCY_MAX = 4;
+/** Per prefund account: one batch holds the account lock while the next prepares. */
+const BATCH_CONCURRENCY_MAX = 2;
 const CORRIDOR_TTL_MS = 5000;
 
 /** A stable digest of the request: the same JSON, whatever its key order, gives the same digest. */
@@ -73,6 +75,7 @@ export interface CreatePayoutDeps {
 }
 
 export function createPayoutCreator(deps: CreatePayoutDeps) {
+  const accountIds = new Map<string, string>();
   const corridorCache = new Map<string, { active: boolean; atMs: number }>();
 
   async function corridorActive(source: string, destination: string, currency: string): Promise<boolean> {
@@ -153,25 +156,38 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
     };
   }
 
-  /** One transaction for many creations: insert the new ones, reserve, drop those that cannot pay. */
+  /**
+   * One transaction for many creations: insert the new ones with their events and expiry jobs,
+   * then reserve (the only step that locks the prefund account, so it comes last, just before the
+   * commit), and take back out the few that the prefund cannot pay for.
+   */
   async function runBatch(items: Priced[]): Promise<BatchOutcome[]> {
-    return withTransaction(deps.db, async (client) => {
-      const inserted = await repo.insertPayouts(client, items.map((i) => i.payout));
-      const fresh = items.filter((i) => inserted.has(i.payout.payoutId));
-      const reserved = await createTransfers(client, fresh.map((i) => i.reservation), { twoPhase: true });
-      const refused = fresh.filter((_, index) => !reserved[index]!.ok).map((i) => i.payout.payoutId);
-      await repo.deletePayouts(client, refused);
-      const created = fresh.filter((i) => !refused.includes(i.payout.payoutId));
-      await insertEvents(client, created.map((i) => statusEvent({ ...i.payout, cancellationStatus: null, cashoutStatus: null, rejectReason: null } as repo.PayoutRow, null)));
-      await enqueueJobs(client, created.map((i) => ({
-        task: EXPIRE_TASK, payload: { payoutId: i.payout.payoutId }, runAt: i.payout.expiryTime, jobKey: `payout-expire:${i.payout.payoutId}`,
+    const learned = new Map<string, string>();
+    const outcomes = await withTransaction(deps.db, async (client) => {
+      const inserted = await repo.insertPayouts(client, items.map((i) => ({
+        payout: i.payout,
+        firstEvent: statusEvent({ ...i.payout, cancellationStatus: null, cashoutStatus: null, rejectReason: null } as repo.PayoutRow, null),
       })));
+      const fresh = items.filter((i) => inserted.has(i.payout.payoutId));
+      await enqueueJobs(client, fresh.map((i) => ({
+        task: EXPIRE_TASK, payload: { payoutId: i.payout.payoutId }, runAt: i.payout.expiryTime, jobKey: expiryJobKey(i.payout.payoutId),
+      })));
+      const reserved = await createTransfers(client, fresh.map((i) => i.reservation), { twoPhase: true, accountIds: { known: accountIds, learned } });
+      const refused = new Set(fresh.filter((_, index) => !reserved[index]!.ok).map((i) => i.payout.payoutId));
+      if (refused.size > 0) await repo.withdrawPayouts(client, [...refused], [...refused].map(expiryJobKey));
       return items.map((i): BatchOutcome =>
-        !inserted.has(i.payout.payoutId) ? { kind: 'EXISTS' } : refused.includes(i.payout.payoutId) ? { kind: 'INSUFFICIENT' } : { kind: 'CREATED' });
+        !inserted.has(i.payout.payoutId) ? { kind: 'EXISTS' } : refused.has(i.payout.payoutId) ? { kind: 'INSUFFICIENT' } : { kind: 'CREATED' });
     });
+    for (const [key, id] of learned) accountIds.set(key, id); // committed: safe to remember
+    return outcomes;
   }
 
-  const batcher = createBatcher<Priced, BatchOutcome>({ run: runBatch, batchSizeMax: BATCH_SIZE_MAX, concurrencyMax: BATCH_CONCURRENCY_MAX });
+  const batcher = createBatcher<Priced, BatchOutcome>({
+    run: runBatch,
+    batchSizeMax: BATCH_SIZE_MAX,
+    concurrencyMax: BATCH_CONCURRENCY_MAX,
+    keyOf: (i) => `${i.payout.sourceMemberId}:${i.payout.destinationMemberId}:${i.payout.destinationCcy}`,
+  });
 
   async function replayOrRefuse(memberId: string, input: CreatePayoutInput, digest: string): Promise<CreateResult | undefined> {
     const existing = await repo.findBySourceMemberPayoutId(deps.db, memberId, input.sourceMemberPayoutId);

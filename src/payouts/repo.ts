@@ -2,6 +2,7 @@
 import type { Queryable } from '../platform/database/pool.ts';
 import type { CancellationStatus, PayoutStatus } from './lifecycle.ts';
 import type { PayoutMethod, Segment } from '../providers/model.ts';
+import type { NewEvent } from '../events/repo.ts';
 
 export interface PayoutRow {
   payoutId: string;
@@ -73,19 +74,24 @@ export async function readPayout(db: Queryable, payoutId: string): Promise<Payou
 }
 
 export async function findBySourceMemberPayoutId(db: Queryable, memberId: string, sourceMemberPayoutId: string) {
-  const { rows } = await db.query<{ payoutId: string; requestFingerprint: string; createResponse: Record<string, unknown> }>(
-    `SELECT payout_id AS "payoutId", request_fingerprint AS "requestFingerprint", create_response AS "createResponse"
+  const { rows } = await db.query<{ payoutId: string; requestFingerprint: string; createResponse: Record<string, unknown> }>({
+    name: 'payouts-by-source-id',
+    text: `SELECT payout_id AS "payoutId", request_fingerprint AS "requestFingerprint", create_response AS "createResponse"
        FROM payouts WHERE source_member_id = $1 AND source_member_payout_id = $2`,
-    [memberId, sourceMemberPayoutId],
-  );
+    values: [memberId, sourceMemberPayoutId],
+  });
   return rows[0];
 }
 
 export type NewPayout = Omit<PayoutRow, 'cashoutStatus' | 'rejectReason' | 'cancellationStatus' | 'cancellationReason' | 'submissionState' | 'initiateTime' | 'completionTime' | 'rejectionTime' | 'cancellationTime'>;
 
-/** Inserts the payouts whose sourceMemberPayoutId is new; returns the ids actually inserted. */
-export async function insertPayouts(db: Queryable, payouts: NewPayout[]): Promise<Set<string>> {
-  const rows = payouts.map((p) => ({
+/**
+ * Inserts the payouts whose sourceMemberPayoutId is new, each with its first event, in one
+ * statement; returns the ids actually inserted.
+ */
+export async function insertPayouts(db: Queryable, items: Array<{ payout: NewPayout; firstEvent: NewEvent }>): Promise<Set<string>> {
+  const rows = items.map(({ payout: p, firstEvent }) => ({
+    first_event: firstEvent.data,
     payout_id: p.payoutId, source_member_id: p.sourceMemberId, source_member_payout_id: p.sourceMemberPayoutId,
     request_fingerprint: p.requestFingerprint, payout_provider_id: p.payoutProviderId, destination_member_id: p.destinationMemberId,
     payout_method: p.payoutMethod, segment: p.segment, destination_ccy: p.destinationCcy, payout_amt: p.payoutAmt,
@@ -94,8 +100,10 @@ export async function insertPayouts(db: Queryable, payouts: NewPayout[]): Promis
     sender_country: p.senderCountry, beneficiary_country: p.beneficiaryCountry, creation_time: p.creationTime.toISOString(),
     expiry_time: p.expiryTime.toISOString(), event_sequence: p.eventSequence, create_response: p.createResponse,
   }));
-  const { rows: inserted } = await db.query<{ payoutId: string }>(
-    `INSERT INTO payouts (payout_id, source_member_id, source_member_payout_id, request_fingerprint, payout_provider_id,
+  const { rows: inserted } = await db.query<{ payoutId: string }>({
+    name: 'payouts-insert-batch',
+    text: `WITH input AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(first_event jsonb, payout_id uuid)),
+     inserted AS (INSERT INTO payouts (payout_id, source_member_id, source_member_payout_id, request_fingerprint, payout_provider_id,
        destination_member_id, payout_method, segment, destination_ccy, payout_amt, transfer_fee, payout_status, submission_state,
        sender, beneficiary, compliance_info, sender_name, beneficiary_name, sender_country, beneficiary_country, creation_time,
        expiry_time, event_sequence, create_response)
@@ -105,14 +113,24 @@ export async function insertPayouts(db: Queryable, payouts: NewPayout[]): Promis
        expiry_time, event_sequence, create_response
        FROM jsonb_populate_recordset(null::payouts, $1::jsonb)
      ON CONFLICT (source_member_id, source_member_payout_id) DO NOTHING
-     RETURNING payout_id AS "payoutId"`,
-    [JSON.stringify(rows)],
-  );
+     RETURNING payout_id, source_member_id, event_sequence),
+     events AS (INSERT INTO events (member_id, type, resource_id, sequence, data)
+       SELECT i.source_member_id, 'payout.status_changed', i.payout_id::text, i.event_sequence, input.first_event
+         FROM inserted i JOIN input USING (payout_id))
+     SELECT payout_id AS "payoutId" FROM inserted`,
+    values: [JSON.stringify(rows)],
+  });
   return new Set(inserted.map((r) => r.payoutId));
 }
 
-export async function deletePayouts(db: Queryable, payoutIds: string[]): Promise<void> {
-  if (payoutIds.length > 0) await db.query('DELETE FROM payouts WHERE payout_id = ANY($1::uuid[])', [payoutIds]);
+/**
+ * Takes back, inside the transaction that inserted them, payouts that could not be reserved:
+ * their rows, their first events and their expiry jobs. Nothing of them was ever visible.
+ */
+export async function withdrawPayouts(db: Queryable, payoutIds: string[], expiryJobKeys: string[]): Promise<void> {
+  await db.query('DELETE FROM events WHERE resource_id = ANY($1::text[])', [payoutIds]);
+  await db.query('SELECT graphile_worker.remove_job(k) FROM unnest($1::text[]) AS k', [expiryJobKeys]);
+  await db.query('DELETE FROM payouts WHERE payout_id = ANY($1::uuid[])', [payoutIds]);
 }
 
 export interface PayoutChange {

@@ -1,13 +1,17 @@
 // Group commit. Work items submitted while earlier batches are still running wait and are then
 // run together, in one transaction, by `run`. Under light load an item runs alone at once (no
-// added wait); under heavy load items share a commit and the locks it takes. A batch that fails
-// as a whole is retried item by item, so one bad item cannot fail its neighbours.
+// added wait); under heavy load items share a commit and the locks it takes. Items are grouped by
+// key (for payouts: the prefund account they reserve from), so that batches that would queue on
+// the same lock are few and large, while other keys run beside them. A batch that fails as a
+// whole is retried item by item, so one bad item cannot fail its neighbours.
 export interface BatcherOptions<I, R> {
   run(items: I[]): Promise<R[]>;
   /** The most items one batch may take. */
   batchSizeMax: number;
-  /** How many batches may run at once. */
+  /** How many batches of one key may run at once (2 lets the next prepare while one commits). */
   concurrencyMax: number;
+  /** Items of the same key share batches; default: one key for all. */
+  keyOf?: (item: I) => string;
 }
 
 interface Waiting<I, R> {
@@ -16,9 +20,13 @@ interface Waiting<I, R> {
   reject(error: unknown): void;
 }
 
+interface Lane<I, R> {
+  queue: Array<Waiting<I, R>>;
+  running: number;
+}
+
 export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
-  const queue: Array<Waiting<I, R>> = [];
-  let running = 0;
+  const lanes = new Map<string, Lane<I, R>>();
 
   async function runBatch(batch: Array<Waiting<I, R>>): Promise<void> {
     try {
@@ -41,22 +49,27 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
     }
   }
 
-  function pump(): void {
-    while (running < options.concurrencyMax && queue.length > 0) {
-      const batch = queue.splice(0, options.batchSizeMax);
-      running++;
+  function pump(key: string, lane: Lane<I, R>): void {
+    while (lane.running < options.concurrencyMax && lane.queue.length > 0) {
+      const batch = lane.queue.splice(0, options.batchSizeMax);
+      lane.running++;
       void runBatch(batch).finally(() => {
-        running--;
-        pump();
+        lane.running--;
+        if (lane.running === 0 && lane.queue.length === 0) lanes.delete(key);
+        else pump(key, lane);
       });
     }
   }
 
   return {
     submit(item: I): Promise<R> {
+      const key = options.keyOf?.(item) ?? '';
+      let lane = lanes.get(key);
+      if (!lane) lanes.set(key, (lane = { queue: [], running: 0 }));
+      const target = lane;
       return new Promise<R>((resolve, reject) => {
-        queue.push({ item, resolve, reject });
-        pump();
+        target.queue.push({ item, resolve, reject });
+        pump(key, target);
       });
     },
   };

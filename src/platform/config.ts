@@ -19,7 +19,7 @@ const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-  DATABASE_POOL_MAX: Type.Integer({ minimum: 2, maximum: 200, default: 10 }),
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 2, maximum: 200, default: 20 }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   LOG_LEVEL: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
   TOKEN_SIGNING_KEY: Type.Optional(Base64Key),

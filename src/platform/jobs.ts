@@ -28,17 +28,18 @@ export interface JobSpec extends EnqueueOptions {
 /** Many jobs in one statement (graphile_worker.add_jobs), for batched state changes. */
 export async function enqueueJobs(client: Queryable, jobs: JobSpec[]) {
   if (jobs.length === 0) return;
-  await client.query(
-    `SELECT graphile_worker.add_jobs(array_agg((j.identifier, j.payload, null, j.run_at, j.max_attempts, j.job_key, null, null)::graphile_worker.job_spec))
+  await client.query({
+    name: 'jobs-add-batch',
+    text: `SELECT graphile_worker.add_jobs(array_agg((j.identifier, j.payload, null, j.run_at, j.max_attempts, j.job_key, null, null)::graphile_worker.job_spec))
        FROM unnest($1::text[], $2::json[], $3::timestamptz[], $4::int[], $5::text[]) AS j(identifier, payload, run_at, max_attempts, job_key)`,
-    [
+    values: [
       jobs.map((j) => j.task),
       jobs.map((j) => JSON.stringify(j.payload)),
       jobs.map((j) => j.runAt ?? null),
       jobs.map((j) => j.maxAttempts ?? null),
       jobs.map((j) => j.jobKey ?? null),
     ],
-  );
+  });
 }
 
 /** graphile-worker logs through the service's pino logger. */
@@ -57,6 +58,7 @@ export interface Workers {
 }
 
 export interface StartWorkersOptions {
+  /** The runner's own pool (its LISTEN connection and job fetches), apart from the API's. */
   db: Db;
   taskList: TaskList;
   concurrency: number;
@@ -71,12 +73,15 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Worker
     taskList: options.taskList,
     concurrency: options.concurrency,
     noHandleSignals: true,
-    crontab: '', // schedules are declared in code, never read from a file
+    parsedCronItems: [], // schedules are declared in code, never read from a file
     pollInterval: options.pollIntervalMs ?? 1000,
     logger: workerLogger(options.log),
   });
   return {
     // stop() lets running jobs finish (graceful shutdown), then releases the worker's connections.
-    stop: () => runner.stop(),
+    stop: async () => {
+      await runner.stop();
+      await options.db.end();
+    },
   };
 }

@@ -181,6 +181,12 @@ describe('business refusals (422)', () => {
     assert.equal(await available(member, 'PARTNER_NG'), beforeNg);
     const { rows } = await service.db.query('SELECT count(*)::int AS n FROM payouts WHERE source_member_payout_id = $1', [body['sourceMemberPayoutId']]);
     assert.equal(rows[0].n, 0);
+    const leftovers = await service.db.query(
+      `SELECT (SELECT count(*)::int FROM events e WHERE NOT EXISTS (SELECT 1 FROM payouts p WHERE p.payout_id::text = e.resource_id)) AS events,
+              (SELECT count(*)::int FROM graphile_worker.jobs j WHERE j.key LIKE 'payout-expire:%'
+                 AND NOT EXISTS (SELECT 1 FROM payouts p WHERE 'payout-expire:' || p.payout_id = j.key)) AS jobs`,
+    );
+    assert.deepEqual(leftovers.rows[0], { events: 0, jobs: 0 }, 'no event or expiry job of a refused payout remains');
     // the id stays free: a request that fits may use it
     assert.equal((await api.create({ ...body, payoutAmt: 100 })).status, 201);
   });
@@ -198,5 +204,25 @@ describe("another member's payout", () => {
       await expectError(await other.simulate(id, { payoutStatus: 'RJCT' }), 404, 'NOT_FOUND');
     }
     assert.equal((await api.record(String(created['payoutId'])))['payoutStatus'], 'ACCP');
+  });
+});
+
+describe('bodies of action routes', () => {
+  test('process with Content-Type: application/json and an empty body is accepted', async () => {
+    const created = await api.created(payoutBody());
+    const withHeader = await fetch(`${service.url}/v2/payouts/${created['payoutId']}/process`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await token(service.url, { scope: 'payouts' })}`, 'content-type': 'application/json' },
+    });
+    assert.equal(withHeader.status, 200);
+    assert.equal((await json(withHeader))['payoutStatus'], 'PRCD');
+  });
+  test('cancel with an empty JSON body is 400 naming the body', async () => {
+    const created = await api.created(payoutBody());
+    const response = await fetch(`${service.url}/v2/payouts/${created['payoutId']}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await token(service.url, { scope: 'payouts' })}`, 'content-type': 'application/json' },
+    });
+    await expectError(response, 400, 'VALIDATION_ERROR', /^body: /);
   });
 });

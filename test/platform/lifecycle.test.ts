@@ -177,6 +177,8 @@ describe('processes', () => {
     }
     const full = await spawnService({ DATA_DIR: dataDir });
     try {
+      const deadline = Date.now() + 10_000;
+      while (!/Worker connected/.test(full.output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       assert.match(full.output(), /Worker connected/);
     } finally {
       assert.equal(await full.stop(), 0);

@@ -56,6 +56,14 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
   app.addSchema(ErrorBody);
   // text/plain is on by default in Fastify; this API speaks JSON only.
   app.removeContentTypeParser('text/plain');
+  // Action routes (process) take no body; many clients still send Content-Type: application/json
+  // with an empty one. That is read as no body rather than refused as malformed JSON.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
 
   // While closing, requests that still arrive on open connections get the contract's 503 body
   // (Fastify's built-in return503OnClosing answers with its own body, so it is off).
