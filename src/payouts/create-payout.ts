@@ -199,19 +199,19 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
   return {
     async create(memberId: string, input: CreatePayoutInput): Promise<CreateResult> {
       const digest = fingerprint(input);
-      const earlier = await replayOrRefuse(memberId, input, digest);
-      if (earlier) return earlier;
+      // The happy path asks nothing up front: a reused sourceMemberPayoutId shows up as a
+      // conflict in the batch insert. A refusal first looks for an earlier payout under the id,
+      // so that a replay answers the original even when the same request would be refused now.
       const priced = await price(memberId, input, digest);
-      if (!('payout' in priced)) return priced;
+      if (!('payout' in priced)) return (await replayOrRefuse(memberId, input, digest)) ?? priced;
       const outcome = await batcher.submit(priced);
       if (outcome.kind === 'CREATED') return { ok: true, body: priced.payout.createResponse, replayed: false };
       if (outcome.kind === 'INSUFFICIENT') {
         return fail('INSUFFICIENT_PREFUND', `payoutAmt: payoutAmt + transferFee exceeds your available prefund at ${priced.payout.destinationMemberId}`);
       }
-      // a concurrent request with the same sourceMemberPayoutId committed first
-      const raced = await replayOrRefuse(memberId, input, digest);
-      if (!raced) throw new Error('payout reported as existing but not found');
-      return raced;
+      const existing = await replayOrRefuse(memberId, input, digest);
+      if (!existing) throw new Error('payout reported as existing but not found');
+      return existing;
     },
   };
 }

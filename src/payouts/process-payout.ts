@@ -1,8 +1,6 @@
 // POST /v2/payouts/{id}/process. The first caller records the submission and sends the payout to
 // its partner within the request; concurrent callers wait briefly for that answer; PNDG and PRCD
 // answer their current state; other states are 409.
-import { withTransaction } from '../platform/database/pool.ts';
-import { enqueueJob } from '../platform/jobs.ts';
 import { PROCESS_ANSWERS } from './lifecycle.ts';
 import * as repo from './repo.ts';
 import { forRail, submitAndApply, type SubmissionDeps } from './submission.ts';
@@ -27,17 +25,13 @@ function refuse(row: repo.PayoutRow): ProcessResult {
 }
 
 export function createPayoutProcessor(deps: ProcessDeps) {
+  /** Records the submission and enqueues its recovery job, in one atomic statement. */
   async function claim(memberId: string, payoutId: string): Promise<repo.PayoutRow | undefined> {
-    return withTransaction(deps.db, async (client) => {
-      const now = deps.clock.now();
-      const row = await repo.claimSubmission(client, payoutId, memberId, now);
-      if (row) {
-        await enqueueJob(client, FINISH_SUBMISSION_TASK, { payoutId }, {
-          runAt: new Date(now.getTime() + deps.submissionRecoverySeconds * 1000),
-          jobKey: `payout-submission:${payoutId}`,
-        });
-      }
-      return row;
+    const now = deps.clock.now();
+    return repo.claimSubmission(deps.db, payoutId, memberId, now, {
+      task: FINISH_SUBMISSION_TASK,
+      runAt: new Date(now.getTime() + deps.submissionRecoverySeconds * 1000),
+      jobKey: `payout-submission:${payoutId}`,
     });
   }
 
@@ -54,13 +48,18 @@ export function createPayoutProcessor(deps: ProcessDeps) {
 
   return {
     async process(memberId: string, payoutId: string): Promise<ProcessResult> {
+      // The common case first: an ACCP payout is claimed straight away.
+      const claimed = await claim(memberId, payoutId);
+      if (claimed && !deps.rails.railFor(forRail(claimed))) {
+        await repo.releaseClaim(deps.db, payoutId);
+        return { ok: false, code: 'NO_RAIL', detail: `payoutProviderId: ${claimed.payoutProviderId} has no connected partner` };
+      }
+      if (claimed) return { ok: true, view: processView(await submitAndApply(deps, claimed)) };
       const current = await repo.findPayout(deps.db, memberId, payoutId);
       if (!current) return { ok: false, code: 'NOT_FOUND', detail: `payoutId: ${payoutId}` };
       if (PROCESS_ANSWERS.includes(current.payoutStatus)) return { ok: true, view: processView(current) };
       if (current.payoutStatus !== 'ACCP' || current.cancellationStatus !== null) return refuse(current);
-      if (!deps.rails.railFor(forRail(current))) return { ok: false, code: 'NO_RAIL', detail: `payoutProviderId: ${current.payoutProviderId} has no connected partner` };
-      const claimed = await claim(memberId, payoutId);
-      const after = claimed ? await submitAndApply(deps, claimed) : await awaitOther(memberId, payoutId);
+      const after = await awaitOther(memberId, payoutId);
       if (!after) return { ok: false, code: 'NOT_FOUND', detail: `payoutId: ${payoutId}` };
       if (after.payoutStatus === 'ACCP' && after.submissionState === 'NONE') return refuse(after);
       return { ok: true, view: processView(after) };

@@ -162,16 +162,35 @@ export async function updatePayout(db: Queryable, payoutId: string, change: Payo
   await db.query(`UPDATE payouts SET ${sets} WHERE payout_id = $1`, [payoutId, ...keys.map((k) => change[k])]);
 }
 
+/** Undoes a claim that found no rail to send with (nothing was sent); removes its recovery job. */
+export async function releaseClaim(db: Queryable, payoutId: string): Promise<void> {
+  await db.query(
+    `WITH released AS (UPDATE payouts SET submission_state = 'NONE', initiate_time = NULL WHERE payout_id = $1 AND submission_state = 'SUBMITTING' RETURNING payout_id)
+     SELECT graphile_worker.remove_job('payout-submission:' || payout_id) FROM released`,
+    [payoutId],
+  );
+}
+
 /**
  * Records that a payout is being sent to its partner, if nobody did before and no cancellation
- * is pending. Returns the row when this caller won the right to submit.
+ * is pending. Returns the row when this caller won the right to submit. With `recoveryJob`, the
+ * job that finishes an interrupted submission is enqueued by the same (single, atomic) statement.
  */
-export async function claimSubmission(db: Queryable, payoutId: string, memberId: string, now: Date): Promise<PayoutRow | undefined> {
-  const { rows } = await db.query<PayoutRow>(
-    `UPDATE payouts SET submission_state = 'SUBMITTING', initiate_time = $3
-      WHERE payout_id = $1 AND source_member_id = $2 AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL
-      RETURNING ${COLUMNS}`,
-    [payoutId, memberId, now],
-  );
+export async function claimSubmission(
+  db: Queryable, payoutId: string, memberId: string, now: Date,
+  recoveryJob?: { task: string; runAt: Date; jobKey: string },
+): Promise<PayoutRow | undefined> {
+  if (!UUID.test(payoutId)) return undefined;
+  const { rows } = await db.query<PayoutRow>({
+    name: recoveryJob ? 'payouts-claim-with-job' : 'payouts-claim',
+    text: `WITH claimed AS (
+        UPDATE payouts SET submission_state = 'SUBMITTING', initiate_time = $3
+         WHERE payout_id = $1 AND source_member_id = $2 AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL
+        RETURNING *)
+      SELECT ${COLUMNS} FROM claimed${recoveryJob
+        ? `, LATERAL (SELECT graphile_worker.add_job($4, json_build_object('payoutId', claimed.payout_id), run_at => $5, job_key => $6)) AS job`
+        : ''}`,
+    values: recoveryJob ? [payoutId, memberId, now, recoveryJob.task, recoveryJob.runAt, recoveryJob.jobKey] : [payoutId, memberId, now],
+  });
   return rows[0];
 }

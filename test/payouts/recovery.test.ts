@@ -41,6 +41,8 @@ describe('submission recovery', () => {
     assert.equal(answer.status, 200);
     assert.equal((await json(answer))['payoutStatus'], 'PNDG');
     assert.equal((await readPayout(service.db, id))!.submissionState, 'SUBMITTING');
+    const job = await service.db.query(`SELECT task_identifier, run_at > now() AS later FROM graphile_worker.jobs WHERE key = $1`, [`payout-submission:${id}`]);
+    assert.deepEqual(job.rows, [{ task_identifier: 'payout.finish_submission', later: true }], 'the recovery job was enqueued with the claim');
     assert.equal((await api.process(id)).status, 200, 'process on PNDG answers the current state');
     await jobs.finishSubmission(id);
     const record = await api.record(id);
