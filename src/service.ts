@@ -8,10 +8,11 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from './platform/databas
 import { migrate } from './platform/database/migrate.ts';
 import { createPool, type Db } from './platform/database/pool.ts';
 import { resolveKeys } from './platform/keys.ts';
-import { startWorkers, workerLogger, type Workers } from './platform/jobs.ts';
+import { enqueueJob, startWorkers, workerLogger, type Workers } from './platform/jobs.ts';
 import { createClientsService } from './auth/clients.ts';
 import { seedSandbox } from './sandbox/seed.ts';
-import { buildTaskList } from './tasks.ts';
+import { buildTaskList, cronItems } from './tasks.ts';
+import { RECOVER_SUBMISSIONS_TASK, RECOVERY_SWEEP_JOB_KEY } from './payouts/task-names.ts';
 import { systemClock } from './platform/clock.ts';
 import { createProvidersService } from './providers/service.ts';
 import { createSandboxRails } from './payouts/rails/sandbox.ts';
@@ -82,14 +83,20 @@ export async function startService(config: Config, log: Logger): Promise<Running
       settings: {
         expiryHours: config.payoutExpiryHours,
         partnerTimeoutMs: config.partnerTimeoutMs,
-        submissionRecoverySeconds: config.payoutSubmissionRecoverySeconds,
       },
     });
-    const taskList = buildTaskList({ db: pool, rails, clock, partnerTimeoutMs: config.partnerTimeoutMs });
+    const taskList = buildTaskList({
+      db: pool, rails, clock, partnerTimeoutMs: config.partnerTimeoutMs, submissionRecoverySeconds: config.payoutSubmissionRecoverySeconds,
+    });
+    // after a crash, submissions left unfinished are sent again as soon as they are due
+    await enqueueJob(pool, RECOVER_SUBMISSIONS_TASK, {}, {
+      jobKey: RECOVERY_SWEEP_JOB_KEY,
+      runAt: new Date(Date.now() + config.payoutSubmissionRecoverySeconds * 1000),
+    });
     if (config.workers > 0) {
       // the runner gets its own connections, so that jobs and API requests never wait for each other's
       const workerPool = createPool({ url: database.url, max: config.workers + 2, applicationName: `worker-${process.pid}` });
-      workers = await startWorkers({ db: workerPool, taskList, concurrency: config.workers, log });
+      workers = await startWorkers({ db: workerPool, taskList, cron: cronItems, concurrency: config.workers, log });
     }
     app = await buildApp({
       mode: config.mode,

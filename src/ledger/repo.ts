@@ -117,6 +117,15 @@ export async function lockPendingTransfers(db: Queryable, reference: string): Pr
   return rows.map((r) => ({ ...r, amount: BigInt(r.amount) }));
 }
 
+export async function postPendingOf(db: Queryable, references: string[]): Promise<number> {
+  const result = await db.query({
+    name: 'ledger-post-pending',
+    text: `UPDATE ledger_transfers SET state = 'POSTED', resolved_at = now() WHERE reference = ANY($1::text[]) AND state = 'PENDING'`,
+    values: [references],
+  });
+  return result.rowCount ?? 0;
+}
+
 export async function resolveTransfers(db: Queryable, transferIds: string[], state: 'POSTED' | 'VOIDED'): Promise<void> {
   await db.query(`UPDATE ledger_transfers SET state = $2, resolved_at = now() WHERE transfer_id = ANY($1::uuid[])`, [transferIds, state]);
 }

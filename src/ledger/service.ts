@@ -124,27 +124,29 @@ export async function createTransfers(db: Queryable, groups: TransferGroup[], op
 }
 
 /**
- * Ends the pending transfers of a reference. POSTED changes no account total (they already count
- * the reservation), so posting takes no account lock; VOIDED takes the amounts back out.
+ * Posts the pending transfers of the references. Posting changes no account total (they already
+ * count the reservation), so it is one statement, takes no account lock, and batches freely.
  */
-async function resolvePending(db: Queryable, reference: string, state: 'POSTED' | 'VOIDED'): Promise<number> {
+export async function postPending(db: Queryable, ...references: string[]): Promise<number> {
+  return repo.postPendingOf(db, references);
+}
+
+/** Voids the pending transfers of a reference: the amounts come back out of both accounts' totals. */
+async function voidPendingOf(db: Queryable, reference: string): Promise<number> {
   const pending = await repo.lockPendingTransfers(db, reference);
   if (pending.length === 0) return 0;
-  await repo.resolveTransfers(db, pending.map((t) => t.transferId), state);
-  if (state === 'VOIDED') {
-    await repo.lockAccounts(db, [...new Set(pending.flatMap((t) => [t.debitAccountId, t.creditAccountId]))]);
-    const deltas = new Map<string, repo.TotalsDelta>();
-    for (const t of pending) {
-      add(deltas, t.debitAccountId, { debits: -t.amount });
-      add(deltas, t.creditAccountId, { credits: -t.amount });
-    }
-    await repo.applyTotals(db, deltas);
+  await repo.resolveTransfers(db, pending.map((t) => t.transferId), 'VOIDED');
+  await repo.lockAccounts(db, [...new Set(pending.flatMap((t) => [t.debitAccountId, t.creditAccountId]))]);
+  const deltas = new Map<string, repo.TotalsDelta>();
+  for (const t of pending) {
+    add(deltas, t.debitAccountId, { debits: -t.amount });
+    add(deltas, t.creditAccountId, { credits: -t.amount });
   }
+  await repo.applyTotals(db, deltas);
   return pending.length;
 }
 
-export const postPending = (db: Queryable, reference: string) => resolvePending(db, reference, 'POSTED');
-export const voidPending = (db: Queryable, reference: string) => resolvePending(db, reference, 'VOIDED');
+export const voidPending = voidPendingOf;
 
 /** Balances of accounts that may not exist yet (zero then), keyed by accountKey. */
 export async function balances(db: Queryable, specs: AccountSpec[]): Promise<Map<string, Balance>> {

@@ -1,6 +1,6 @@
 // The payout area's durable background steps (graphile-worker tasks). Each re-reads the payout
 // and does nothing when it has moved on, so running one twice is harmless.
-import type { Task, TaskList } from 'graphile-worker';
+import type { CronItem, Task, TaskList } from 'graphile-worker';
 import { withTransaction, type Db } from '../platform/database/pool.ts';
 import type { Clock } from '../platform/clock.ts';
 import { applyToLocked } from './apply.ts';
@@ -9,20 +9,30 @@ import { applyPartnerReport, type PartnerReport } from './partner-report.ts';
 import type { RailRegistry } from './rails/rail.ts';
 import * as repo from './repo.ts';
 import { submitAndApply } from './submission.ts';
-import { CANCEL_TASK, EXPIRE_TASK, FINISH_SUBMISSION_TASK, PARTNER_REPORT_TASK } from './task-names.ts';
+import { CANCEL_TASK, EXPIRE_TASK, FINISH_SUBMISSION_TASK, PARTNER_REPORT_TASK, RECOVER_SUBMISSIONS_TASK, RECOVERY_SWEEP_JOB_KEY } from './task-names.ts';
 
 export interface PayoutJobDeps {
   db: Db;
   rails: RailRegistry;
   clock: Clock;
   partnerTimeoutMs: number;
+  /** A recorded submission with no applied answer after this long is sent again. */
+  submissionRecoverySeconds: number;
 }
+
+const SWEEP_BATCH_MAX = 200;
+const SWEEP_INTERVAL_MAX_MS = 60_000;
 
 const payoutIdOf = (payload: unknown): string => {
   const id = (payload as { payoutId?: unknown } | null)?.payoutId;
   if (typeof id !== 'string') throw new Error('job payload has no payoutId');
   return id;
 };
+
+/** The recovery sweep also runs every minute, whatever happened to its self-scheduling. */
+export const payoutCron: CronItem[] = [
+  { task: RECOVER_SUBMISSIONS_TASK, match: '* * * * *', options: { backfillPeriod: 0, jobKey: RECOVERY_SWEEP_JOB_KEY } },
+];
 
 export function payoutTasks(deps: PayoutJobDeps): TaskList {
   const expire: Task = async (payload, helpers) => {
@@ -45,6 +55,25 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
 
   const cancel: Task = async (payload) => finishCancellation(deps, payoutIdOf(payload));
 
+  /**
+   * Finds submissions recorded long enough ago whose answer was never applied (the process died,
+   * or the partner did not answer in time) and sends them again, then schedules itself for when
+   * the next one becomes due (at most a minute on; a cron line is the backstop).
+   */
+  const recoverSubmissions: Task = async (_payload, helpers) => {
+    const recoveryMs = deps.submissionRecoverySeconds * 1000;
+    const due = await repo.unfinishedSubmissions(deps.db, new Date(deps.clock.now().getTime() - recoveryMs), SWEEP_BATCH_MAX);
+    for (const payoutId of due) {
+      const row = await repo.readPayout(deps.db, payoutId);
+      if (row?.submissionState === 'SUBMITTING') await submitAndApply(deps, row);
+    }
+    if (due.length > 0) helpers.logger.info(`resent ${due.length} unfinished payout submissions`);
+    const oldest = await repo.oldestUnfinishedSubmission(deps.db);
+    const now = deps.clock.now().getTime();
+    const next = oldest ? Math.min(Math.max(oldest.getTime() + recoveryMs, now + 1000), now + SWEEP_INTERVAL_MAX_MS) : now + SWEEP_INTERVAL_MAX_MS;
+    await helpers.addJob(RECOVER_SUBMISSIONS_TASK, {}, { runAt: new Date(next), jobKey: RECOVERY_SWEEP_JOB_KEY });
+  };
+
   const partnerReport: Task = async (payload, helpers) => {
     const report = (payload as { report: PartnerReport }).report;
     const result = await applyPartnerReport(deps, payoutIdOf(payload), report);
@@ -56,5 +85,6 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
     [FINISH_SUBMISSION_TASK]: finishSubmission,
     [CANCEL_TASK]: cancel,
     [PARTNER_REPORT_TASK]: partnerReport,
+    [RECOVER_SUBMISSIONS_TASK]: recoverSubmissions,
   };
 }

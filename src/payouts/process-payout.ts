@@ -3,8 +3,7 @@
 // answer their current state; other states are 409.
 import { PROCESS_ANSWERS } from './lifecycle.ts';
 import * as repo from './repo.ts';
-import { forRail, submitAndApply, type SubmissionDeps } from './submission.ts';
-import { FINISH_SUBMISSION_TASK } from './task-names.ts';
+import { createAnswerApplier, forRail, submitAndApply, type SubmissionDeps } from './submission.ts';
 import { processView } from './views.ts';
 
 export type ProcessResult =
@@ -14,10 +13,7 @@ export type ProcessResult =
 const WAIT_FOR_OTHER_SUBMISSION_MS = 5000;
 const WAIT_STEP_MS = 25;
 
-export interface ProcessDeps extends SubmissionDeps {
-  /** When the finish-submission job looks at a submission that has not been applied. */
-  submissionRecoverySeconds: number;
-}
+export type ProcessDeps = SubmissionDeps;
 
 function refuse(row: repo.PayoutRow): ProcessResult {
   const detail = row.cancellationStatus === 'PNDG' ? 'payoutCancellationStatus: PNDG (a cancellation is pending)' : `payoutStatus: ${row.payoutStatus}`;
@@ -25,15 +21,8 @@ function refuse(row: repo.PayoutRow): ProcessResult {
 }
 
 export function createPayoutProcessor(deps: ProcessDeps) {
-  /** Records the submission and enqueues its recovery job, in one atomic statement. */
-  async function claim(memberId: string, payoutId: string): Promise<repo.PayoutRow | undefined> {
-    const now = deps.clock.now();
-    return repo.claimSubmission(deps.db, payoutId, memberId, now, {
-      task: FINISH_SUBMISSION_TASK,
-      runAt: new Date(now.getTime() + deps.submissionRecoverySeconds * 1000),
-      jobKey: `payout-submission:${payoutId}`,
-    });
-  }
+  const applyAnswer = createAnswerApplier(deps);
+  const claim = (memberId: string, payoutId: string) => repo.claimSubmission(deps.db, payoutId, memberId, deps.clock.now());
 
   /** Another request is submitting this payout: wait (bounded) for its answer. */
   async function awaitOther(memberId: string, payoutId: string): Promise<repo.PayoutRow | undefined> {
@@ -54,7 +43,7 @@ export function createPayoutProcessor(deps: ProcessDeps) {
         await repo.releaseClaim(deps.db, payoutId);
         return { ok: false, code: 'NO_RAIL', detail: `payoutProviderId: ${claimed.payoutProviderId} has no connected partner` };
       }
-      if (claimed) return { ok: true, view: processView(await submitAndApply(deps, claimed)) };
+      if (claimed) return { ok: true, view: processView(await submitAndApply(deps, claimed, applyAnswer)) };
       const current = await repo.findPayout(deps.db, memberId, payoutId);
       if (!current) return { ok: false, code: 'NOT_FOUND', detail: `payoutId: ${payoutId}` };
       if (PROCESS_ANSWERS.includes(current.payoutStatus)) return { ok: true, view: processView(current) };

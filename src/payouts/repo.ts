@@ -68,6 +68,29 @@ export async function lockPayout(db: Queryable, payoutId: string): Promise<Payou
   return rows[0];
 }
 
+/** Locks several payouts, in id order so that concurrent batches cannot deadlock. */
+export async function lockPayouts(db: Queryable, payoutIds: string[]): Promise<Map<string, PayoutRow>> {
+  const { rows } = await db.query<PayoutRow>({
+    name: 'payouts-lock-many',
+    text: `SELECT ${COLUMNS} FROM payouts WHERE payout_id = ANY($1::uuid[]) ORDER BY payout_id FOR UPDATE`,
+    values: [payoutIds],
+  });
+  return new Map(rows.map((r) => [r.payoutId, r]));
+}
+
+/** Writes the result of many submissions at once (status, cashout status, times, sequence). */
+export async function writeSubmissions(db: Queryable, rows: PayoutRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query({
+    name: 'payouts-write-submissions',
+    text: `UPDATE payouts p SET payout_status = u.status, cashout_status = u.cashout, submission_state = 'SUBMITTED',
+             completion_time = u.completion, event_sequence = u.sequence
+           FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[]) AS u(id, status, cashout, completion, sequence)
+          WHERE p.payout_id = u.id`,
+    values: [rows.map((r) => r.payoutId), rows.map((r) => r.payoutStatus), rows.map((r) => r.cashoutStatus), rows.map((r) => r.completionTime), rows.map((r) => r.eventSequence)],
+  });
+}
+
 export async function readPayout(db: Queryable, payoutId: string): Promise<PayoutRow | undefined> {
   const { rows } = await db.query<PayoutRow>(`SELECT ${COLUMNS} FROM payouts WHERE payout_id = $1`, [payoutId]);
   return rows[0];
@@ -162,35 +185,39 @@ export async function updatePayout(db: Queryable, payoutId: string, change: Payo
   await db.query(`UPDATE payouts SET ${sets} WHERE payout_id = $1`, [payoutId, ...keys.map((k) => change[k])]);
 }
 
-/** Undoes a claim that found no rail to send with (nothing was sent); removes its recovery job. */
+/** Undoes a claim that found no rail to send with (nothing was sent). */
 export async function releaseClaim(db: Queryable, payoutId: string): Promise<void> {
-  await db.query(
-    `WITH released AS (UPDATE payouts SET submission_state = 'NONE', initiate_time = NULL WHERE payout_id = $1 AND submission_state = 'SUBMITTING' RETURNING payout_id)
-     SELECT graphile_worker.remove_job('payout-submission:' || payout_id) FROM released`,
-    [payoutId],
-  );
+  await db.query(`UPDATE payouts SET submission_state = 'NONE', initiate_time = NULL WHERE payout_id = $1 AND submission_state = 'SUBMITTING'`, [payoutId]);
 }
 
 /**
  * Records that a payout is being sent to its partner, if nobody did before and no cancellation
- * is pending. Returns the row when this caller won the right to submit. With `recoveryJob`, the
- * job that finishes an interrupted submission is enqueued by the same (single, atomic) statement.
+ * is pending. Returns the row when this caller won the right to submit. The recorded claim
+ * (SUBMITTING since initiate_time) is itself what the recovery sweep finds after a crash.
  */
-export async function claimSubmission(
-  db: Queryable, payoutId: string, memberId: string, now: Date,
-  recoveryJob?: { task: string; runAt: Date; jobKey: string },
-): Promise<PayoutRow | undefined> {
+export async function claimSubmission(db: Queryable, payoutId: string, memberId: string, now: Date): Promise<PayoutRow | undefined> {
   if (!UUID.test(payoutId)) return undefined;
   const { rows } = await db.query<PayoutRow>({
-    name: recoveryJob ? 'payouts-claim-with-job' : 'payouts-claim',
-    text: `WITH claimed AS (
-        UPDATE payouts SET submission_state = 'SUBMITTING', initiate_time = $3
-         WHERE payout_id = $1 AND source_member_id = $2 AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL
-        RETURNING *)
-      SELECT ${COLUMNS} FROM claimed${recoveryJob
-        ? `, LATERAL (SELECT graphile_worker.add_job($4, json_build_object('payoutId', claimed.payout_id), run_at => $5, job_key => $6)) AS job`
-        : ''}`,
-    values: recoveryJob ? [payoutId, memberId, now, recoveryJob.task, recoveryJob.runAt, recoveryJob.jobKey] : [payoutId, memberId, now],
+    name: 'payouts-claim',
+    text: `UPDATE payouts SET submission_state = 'SUBMITTING', initiate_time = $3
+            WHERE payout_id = $1 AND source_member_id = $2 AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL
+           RETURNING ${COLUMNS}`,
+    values: [payoutId, memberId, now],
   });
   return rows[0];
+}
+
+/** Submissions recorded before `before` whose answer was never applied (crash, timeout), oldest first. */
+export async function unfinishedSubmissions(db: Queryable, before: Date, limit: number): Promise<string[]> {
+  const { rows } = await db.query<{ payoutId: string }>(
+    `SELECT payout_id AS "payoutId" FROM payouts WHERE submission_state = 'SUBMITTING' AND initiate_time < $1 ORDER BY initiate_time LIMIT $2`,
+    [before, limit],
+  );
+  return rows.map((r) => r.payoutId);
+}
+
+/** When the oldest unfinished submission was recorded, if there is one. */
+export async function oldestUnfinishedSubmission(db: Queryable): Promise<Date | undefined> {
+  const { rows } = await db.query<{ at: Date | null }>(`SELECT min(initiate_time) AS at FROM payouts WHERE submission_state = 'SUBMITTING'`);
+  return rows[0]?.at ?? undefined;
 }

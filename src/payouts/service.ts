@@ -13,7 +13,6 @@ import { payoutRecord, statusView } from './views.ts';
 export interface PayoutSettings {
   expiryHours: number;
   partnerTimeoutMs: number;
-  submissionRecoverySeconds: number;
 }
 
 export interface PayoutsDeps {
@@ -28,7 +27,7 @@ export function createPayoutsService(deps: PayoutsDeps) {
   const creator = createPayoutCreator({ db: deps.db, providers: deps.providers, clock: deps.clock, expiryHours: deps.settings.expiryHours });
   const processor = createPayoutProcessor({
     db: deps.db, rails: deps.rails, clock: deps.clock,
-    partnerTimeoutMs: deps.settings.partnerTimeoutMs, submissionRecoverySeconds: deps.settings.submissionRecoverySeconds,
+    partnerTimeoutMs: deps.settings.partnerTimeoutMs,
   });
   return {
     create: creator.create,

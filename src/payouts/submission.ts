@@ -4,7 +4,11 @@
 // as they answered the first time, so nothing is paid twice.
 import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
 import type { Clock } from '../platform/clock.ts';
-import { applyToLocked, noteSubmission } from './apply.ts';
+import { applyToLocked, noteSubmission, statusEvent } from './apply.ts';
+import { createBatcher } from '../platform/batcher.ts';
+import { postPending } from '../ledger/service.ts';
+import { insertEvents } from '../events/repo.ts';
+import { findTransition } from './lifecycle.ts';
 import { requireRail, type PayoutForRail, type RailRegistry, type SubmitOutcome } from './rails/rail.ts';
 import * as repo from './repo.ts';
 
@@ -54,18 +58,71 @@ export async function applySubmitOutcome(db: Queryable, locked: repo.PayoutRow, 
   return moved.row;
 }
 
+interface Answer {
+  row: repo.PayoutRow;
+  outcome: SubmitOutcome | undefined;
+}
+
+/**
+ * Applies many partner answers in one transaction. The common ones (an ACCP payout confirmed, or
+ * taken as pending) are written set-wise: one statement each to post, to update and to record
+ * the events. Anything else goes through applySubmitOutcome, one by one, in the same transaction.
+ */
+export async function applyAnswers(client: Queryable, answers: Answer[], now: Date): Promise<repo.PayoutRow[]> {
+  const locked = await repo.lockPayouts(client, [...new Set(answers.map((a) => a.row.payoutId))]);
+  const done = new Map<string, repo.PayoutRow>();
+  const fast: Array<{ row: repo.PayoutRow; posts: boolean }> = [];
+  for (const { row, outcome } of answers) {
+    if (done.has(row.payoutId)) continue; // the same payout twice in a batch: the first answer counts
+    const current = locked.get(row.payoutId);
+    if (!current) throw new Error(`payout ${row.payoutId} vanished`);
+    const event = current.submissionState === 'SUBMITTING' && current.payoutStatus === 'ACCP'
+      ? (outcome?.outcome === 'CONFIRMED' ? 'SUBMIT_CONFIRMED' : outcome?.outcome === 'PENDING' ? 'SUBMIT_PENDING' : undefined)
+      : undefined;
+    const transition = event && findTransition(current.payoutStatus, event);
+    if (!transition || !outcome || outcome.outcome === 'REJECTED') {
+      done.set(row.payoutId, current.submissionState === 'SUBMITTING' ? await applySubmitOutcome(client, current, outcome, now) : current);
+      continue;
+    }
+    const next: repo.PayoutRow = {
+      ...current,
+      payoutStatus: transition.to,
+      cashoutStatus: outcome.cashoutStatus ?? current.cashoutStatus,
+      submissionState: 'SUBMITTED',
+      completionTime: transition.to === 'PRCD' ? now : current.completionTime,
+      eventSequence: current.eventSequence + 1,
+    };
+    fast.push({ row: next, posts: transition.ledger === 'POST' });
+    done.set(row.payoutId, next);
+  }
+  const posted = fast.filter((f) => f.posts).map((f) => f.row.payoutId);
+  if (posted.length > 0) await postPending(client, ...posted);
+  await repo.writeSubmissions(client, fast.map((f) => f.row));
+  await insertEvents(client, fast.map((f) => statusEvent(f.row, 'ACCP')));
+  return answers.map((a) => done.get(a.row.payoutId)!);
+}
+
+/** Group-commits partner answers (see platform/batcher.ts). */
+export function createAnswerApplier(deps: { db: Db; clock: Clock }) {
+  const batcher = createBatcher<Answer, repo.PayoutRow>({
+    run: (answers) => withTransaction(deps.db, (client) => applyAnswers(client, answers, deps.clock.now())),
+    batchSizeMax: 100,
+    concurrencyMax: 4,
+  });
+  return (answer: Answer) => batcher.submit(answer);
+}
+
 /** Calls the partner for a payout in SUBMITTING and applies the answer; returns the payout as it then stands. */
-export async function submitAndApply(deps: SubmissionDeps, row: repo.PayoutRow): Promise<repo.PayoutRow> {
+export async function submitAndApply(
+  deps: SubmissionDeps, row: repo.PayoutRow, apply?: (answer: Answer) => Promise<repo.PayoutRow>,
+): Promise<repo.PayoutRow> {
   let outcome: SubmitOutcome | undefined;
   try {
     outcome = await requireRail(deps.rails, forRail(row)).submit(forRail(row), AbortSignal.timeout(deps.partnerTimeoutMs));
   } catch {
     outcome = undefined; // timeout or transport failure: the partner may or may not have it
   }
-  return withTransaction(deps.db, async (client) => {
-    const locked = await repo.lockPayout(client, row.payoutId);
-    if (!locked) throw new Error(`payout ${row.payoutId} vanished`);
-    if (locked.submissionState !== 'SUBMITTING') return locked; // another attempt applied it first
-    return applySubmitOutcome(client, locked, outcome, deps.clock.now());
-  });
+  if (apply) return apply({ row, outcome });
+  const [applied] = await withTransaction(deps.db, (client) => applyAnswers(client, [{ row, outcome }], deps.clock.now()));
+  return applied!;
 }

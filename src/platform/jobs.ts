@@ -1,6 +1,6 @@
 // Durable background steps on graphile-worker. A job is always enqueued through `enqueueJob` with
 // the transaction client of the state change that causes it, so both commit or neither does.
-import { Logger as WorkerLogger, run, type Runner, type TaskList } from 'graphile-worker';
+import { Logger as WorkerLogger, parseCronItems, run, type CronItem, type Runner, type TaskList } from 'graphile-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable } from './database/pool.ts';
 
@@ -64,6 +64,8 @@ export interface StartWorkersOptions {
   concurrency: number;
   log: FastifyBaseLogger;
   pollIntervalMs?: number;
+  /** Schedules, declared in code. */
+  cron?: CronItem[];
 }
 
 /** Starts the in-process worker pool; signals are the service's to handle, not the runner's. */
@@ -73,7 +75,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Worker
     taskList: options.taskList,
     concurrency: options.concurrency,
     noHandleSignals: true,
-    parsedCronItems: [], // schedules are declared in code, never read from a file
+    parsedCronItems: parseCronItems(options.cron ?? []), // declared in code, never read from a file
     pollInterval: options.pollIntervalMs ?? 1000,
     logger: workerLogger(options.log),
   });

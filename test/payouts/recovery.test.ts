@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.ts';
 import { json, token } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
-import { payoutJobs } from '../support/payout-jobs.ts';
+import { addedJobs, payoutJobs } from '../support/payout-jobs.ts';
 import { claimSubmission, readPayout } from '../../src/payouts/repo.ts';
 import { createSandboxRails } from '../../src/payouts/rails/sandbox.ts';
 import { forRail } from '../../src/payouts/submission.ts';
@@ -41,10 +41,15 @@ describe('submission recovery', () => {
     assert.equal(answer.status, 200);
     assert.equal((await json(answer))['payoutStatus'], 'PNDG');
     assert.equal((await readPayout(service.db, id))!.submissionState, 'SUBMITTING');
-    const job = await service.db.query(`SELECT task_identifier, run_at > now() AS later FROM graphile_worker.jobs WHERE key = $1`, [`payout-submission:${id}`]);
-    assert.deepEqual(job.rows, [{ task_identifier: 'payout.finish_submission', later: true }], 'the recovery job was enqueued with the claim');
+    const sweep = await service.db.query(`SELECT task_identifier FROM graphile_worker.jobs WHERE key = 'payout-recovery-sweep'`);
+    assert.deepEqual(sweep.rows, [{ task_identifier: 'payout.recover_submissions' }], 'the recovery sweep is scheduled from boot');
     assert.equal((await api.process(id)).status, 200, 'process on PNDG answers the current state');
-    await jobs.finishSubmission(id);
+    // the sweep leaves a submission alone until it is due, then sends it again
+    await payoutJobs(service.db, { nowMs: () => Date.now() - 60_000 }).recoverSubmissions();
+    assert.equal((await api.record(id))['payoutStatus'], 'PNDG');
+    addedJobs.length = 0;
+    await payoutJobs(service.db, { nowMs: () => Date.now() + 5_000 }).recoverSubmissions();
+    assert.equal(addedJobs.at(-1)?.jobKey, 'payout-recovery-sweep', 'the sweep schedules its next run');
     const record = await api.record(id);
     assert.equal(record['payoutStatus'], 'PRCD');
     assert.equal((await readPayout(service.db, id))!.submissionState, 'SUBMITTED');
@@ -82,5 +87,35 @@ describe('submission recovery', () => {
     await claimSubmission(service.db, id, await memberOf(id), new Date());
     await payoutJobs(service.db, { nowMs: () => Date.now() + 2 * 86_400_000 }).expire(id);
     assert.equal((await api.record(id))['payoutStatus'], 'ACCP');
+  });
+});
+
+describe('answers applied together', () => {
+  test('one transaction for mixed answers: the fast ones set-wise, the rest one by one, duplicates once', async () => {
+    const make = async (provider: string, lastName = 'Lopez') => {
+      const body = payoutBody(provider);
+      (body['beneficiary'] as Record<string, unknown>)['lastName'] = lastName;
+      const id = String((await api.created(body))['payoutId']);
+      return (await claimSubmission(service.db, id, await memberOf(id), new Date()))!;
+    };
+    const confirmed = await make('MX_SPEI');
+    const rejected = await make('MX_SPEI');
+    const pending = await make('MX_CASH');
+    const { withTransaction } = await import('../../src/platform/database/pool.ts');
+    const { applyAnswers } = await import('../../src/payouts/submission.ts');
+    const rows = await withTransaction(service.db, (client) => applyAnswers(client, [
+      { row: confirmed, outcome: { outcome: 'CONFIRMED' } },
+      { row: confirmed, outcome: { outcome: 'CONFIRMED' } },
+      { row: rejected, outcome: { outcome: 'REJECTED', reason: 'closed' } },
+      { row: pending, outcome: { outcome: 'PENDING', cashoutStatus: 'READY_FOR_PICKUP' } },
+    ], new Date()));
+    assert.deepEqual(rows.map((r) => r.payoutStatus), ['PRCD', 'PRCD', 'RJCT', 'PNDG']);
+    assert.deepEqual(await postedTransfers(confirmed.payoutId), { POSTED: 2 });
+    assert.deepEqual(await postedTransfers(rejected.payoutId), { VOIDED: 2 });
+    assert.deepEqual(await postedTransfers(pending.payoutId), { PENDING: 2 });
+    assert.deepEqual(await json(await api.status(pending.payoutId)), { payoutStatus: 'PNDG', cashoutStatus: 'READY_FOR_PICKUP' });
+    const events = await service.db.query(`SELECT resource_id, count(*)::int AS n FROM events WHERE resource_id = ANY($1) GROUP BY resource_id`, [[confirmed.payoutId, rejected.payoutId, pending.payoutId]]);
+    for (const row of events.rows) assert.equal(row.n, 2, `${row.resource_id} has one creation and one status event`);
+    assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [] });
   });
 });

@@ -5,11 +5,18 @@ import type { Db } from '../../src/platform/database/pool.ts';
 import { createSandboxRails } from '../../src/payouts/rails/sandbox.ts';
 import { payoutTasks } from '../../src/payouts/jobs.ts';
 
-const helpers = { logger: { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } } as unknown as JobHelpers;
+/** Jobs the tasks asked to add (the test runs them itself, or looks at them). */
+export const addedJobs: Array<{ task: string; runAt?: Date; jobKey?: string }> = [];
+const helpers = {
+  logger: { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined },
+  addJob: async (task: string, _payload: unknown, spec: { runAt?: Date; jobKey?: string } = {}) => {
+    addedJobs.push({ task, ...spec });
+  },
+} as unknown as JobHelpers;
 
 export function payoutJobs(db: Db, options: { nowMs?: () => number; latencyMs?: number } = {}) {
   const clock = { now: () => new Date(options.nowMs?.() ?? Date.now()) };
-  const tasks = payoutTasks({ db, rails: createSandboxRails({ db, latencyMs: options.latencyMs ?? 0 }), clock, partnerTimeoutMs: 5000 });
+  const tasks = payoutTasks({ db, rails: createSandboxRails({ db, latencyMs: options.latencyMs ?? 0 }), clock, partnerTimeoutMs: 5000, submissionRecoverySeconds: 1 });
   const run = (name: string) => async (payoutId: string) => {
     await tasks[name]!({ payoutId }, helpers);
   };
@@ -17,5 +24,6 @@ export function payoutJobs(db: Db, options: { nowMs?: () => number; latencyMs?: 
     expire: run('payout.expire'),
     cancel: run('payout.cancel'),
     finishSubmission: run('payout.finish_submission'),
+    recoverSubmissions: () => tasks['payout.recover_submissions']!({}, helpers),
   };
 }
