@@ -3,6 +3,7 @@
 // answer their current state; other states are 409.
 import { PROCESS_ANSWERS } from './lifecycle.ts';
 import * as repo from './repo.ts';
+import { createBatcher } from '../platform/batcher.ts';
 import { createAnswerApplier, forRail, submitAndApply, type SubmissionDeps } from './submission.ts';
 import { processView } from './views.ts';
 
@@ -22,7 +23,13 @@ function refuse(row: repo.PayoutRow): ProcessResult {
 
 export function createPayoutProcessor(deps: ProcessDeps) {
   const applyAnswer = createAnswerApplier(deps);
-  const claim = (memberId: string, payoutId: string) => repo.claimSubmission(deps.db, payoutId, memberId, deps.clock.now());
+  // claims are group-committed too: each is a durable record written before the partner call
+  const claims = createBatcher<{ payoutId: string; memberId: string }, repo.PayoutRow | undefined>({
+    run: (items) => repo.claimSubmissions(deps.db, items, deps.clock.now()),
+    batchSizeMax: 100,
+    concurrencyMax: 4,
+  });
+  const claim = (memberId: string, payoutId: string) => claims.submit({ payoutId, memberId });
 
   /** Another request is submitting this payout: wait (bounded) for its answer. */
   async function awaitOther(memberId: string, payoutId: string): Promise<repo.PayoutRow | undefined> {

@@ -207,6 +207,30 @@ export async function claimSubmission(db: Queryable, payoutId: string, memberId:
   return rows[0];
 }
 
+/**
+ * claimSubmission for many payouts in one statement (group commit). A payout asked for twice in
+ * the batch is claimed by its first asker only.
+ */
+export async function claimSubmissions(db: Queryable, claims: Array<{ payoutId: string; memberId: string }>, now: Date): Promise<Array<PayoutRow | undefined>> {
+  const valid = claims.filter((c) => UUID.test(c.payoutId));
+  const { rows } = valid.length === 0 ? { rows: [] as PayoutRow[] } : await db.query<PayoutRow>({
+    name: 'payouts-claim-many',
+    text: `UPDATE payouts SET submission_state = 'SUBMITTING', initiate_time = $3
+             FROM unnest($1::uuid[], $2::text[]) AS c(id, member)
+            WHERE payout_id = c.id AND source_member_id = c.member
+              AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL
+           RETURNING ${COLUMNS}`,
+    values: [valid.map((c) => c.payoutId), valid.map((c) => c.memberId), now],
+  });
+  const claimed = new Map(rows.map((r) => [r.payoutId, r]));
+  return claims.map((c) => {
+    const row = claimed.get(c.payoutId);
+    if (row?.sourceMemberId !== c.memberId) return undefined;
+    claimed.delete(c.payoutId); // the first asker only
+    return row;
+  });
+}
+
 /** Submissions recorded before `before` whose answer was never applied (crash, timeout), oldest first. */
 export async function unfinishedSubmissions(db: Queryable, before: Date, limit: number): Promise<string[]> {
   const { rows } = await db.query<{ payoutId: string }>(

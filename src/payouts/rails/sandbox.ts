@@ -29,12 +29,16 @@ export function createSandboxRails(deps: { db: Queryable; latencyMs?: number }):
   const rail: PayoutRail = {
     async submit(payout, signal) {
       await delay(deps.latencyMs ?? 0, signal);
-      const { rows } = await deps.db.query<{ outcome: SubmitOutcome }>(
-        `INSERT INTO sandbox_rail_submissions (payout_id, outcome) VALUES ($1, $2)
-         ON CONFLICT (payout_id) DO UPDATE SET submissions = sandbox_rail_submissions.submissions + 1
-         RETURNING outcome`,
-        [payout.payoutId, JSON.stringify(decide(payout))],
-      );
+      // The simulated partner's memory is its own affair, not the service's books: it commits
+      // without waiting for the disk (synchronous_commit off for this statement's transaction).
+      const { rows } = await deps.db.query<{ outcome: SubmitOutcome }>({
+        name: 'sandbox-rail-submit',
+        text: `WITH settings AS (SELECT set_config('synchronous_commit', 'off', true))
+               INSERT INTO sandbox_rail_submissions (payout_id, outcome) SELECT $1, $2 FROM settings
+               ON CONFLICT (payout_id) DO UPDATE SET submissions = sandbox_rail_submissions.submissions + 1
+               RETURNING outcome`,
+        values: [payout.payoutId, JSON.stringify(decide(payout))],
+      });
       return rows[0]!.outcome;
     },
     async cancel(payout, signal): Promise<CancelOutcome> {
