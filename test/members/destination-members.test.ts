@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.ts';
-import { DEMO_2, bearer, json, token } from '../support/http.ts';
+import { DEMO_2, bearer, json, token, expectError } from '../support/http.ts';
 import { checkLedger } from '../../src/ledger/service.ts';
 
 type Record_ = { memberId: string; countryCode: string; supportedCcyList: string[]; prefundBalance: Array<{ currency: string; balance: number; availableBalance: number }> };
@@ -24,12 +24,6 @@ const prefund = (body: unknown, accessToken = member) =>
     body: JSON.stringify(body),
   });
 
-async function expectError(response: Response, status: number, code: string, detail?: RegExp) {
-  assert.equal(response.status, status);
-  const body = await json(response);
-  assert.equal(body['code'], code);
-  if (detail) assert.match(String(body['detail']), detail);
-}
 
 async function mexico(accessToken = member): Promise<Record_> {
   const list = await json<Record_[]>(await fetch(`${service.url}/v2/destination-members`, { headers: bearer(accessToken) }));

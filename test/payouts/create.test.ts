@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.ts';
-import { DEMO_2, bearer, json, token } from '../support/http.ts';
+import { DEMO_2, bearer, json, token, expectError } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
 
 let service: TestService;
@@ -24,12 +24,6 @@ async function available(accessToken = member, memberId = 'PARTNER_MX'): Promise
   return list.find((m) => m.memberId === memberId)!.prefundBalance[0]!.availableBalance;
 }
 
-async function expectError(response: Response, status: number, code: string, detail?: RegExp) {
-  assert.equal(response.status, status);
-  const body = await json(response);
-  assert.equal(body['code'], code);
-  if (detail) assert.match(String(body['detail']), detail);
-}
 
 describe('a created payout', () => {
   test('answers 201 with Location, links, the fee and the expiry, and reserves amount plus fee', async () => {

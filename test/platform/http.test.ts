@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.ts';
-import { bearer, json, requestToken, token, DEMO_2 } from '../support/http.ts';
+import { bearer, json, requestToken, token, DEMO_2, expectError } from '../support/http.ts';
 
 let service: TestService;
 let memberToken: string;
@@ -18,15 +18,6 @@ after(async () => {
 const createClient = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
   fetch(`${service.url}/v2/oauth-clients`, { method: 'POST', headers: { ...bearer(memberToken), ...headers }, body });
 
-async function expectError(response: Response, status: number, code: string, detail?: RegExp) {
-  assert.equal(response.status, status);
-  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
-  const body = await json(response);
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'message']);
-  assert.equal(body['code'], code);
-  if (detail) assert.match(String(body['detail']), detail);
-  return body;
-}
 
 async function clientCount(): Promise<number> {
   const { rows } = await service.db.query<{ n: string }>('SELECT count(*) AS n FROM oauth_clients');

@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.ts';
-import { bearer, json, token } from '../support/http.ts';
+import { bearer, json, token, expectError } from '../support/http.ts';
 
 let service: TestService;
 let payouts: string;
@@ -16,12 +16,6 @@ after(async () => {
 
 const get = (path: string, accessToken = payouts) => fetch(`${service.url}${path}`, { headers: bearer(accessToken) });
 
-async function expectError(response: Response, status: number, code: string, detail?: RegExp) {
-  assert.equal(response.status, status);
-  const body = await json(response);
-  assert.equal(body['code'], code);
-  if (detail) assert.match(String(body['detail']), detail);
-}
 
 describe('payout providers', () => {
   test('the list holds every country of the sandbox world and all three methods', async () => {

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 // Test support: small HTTP helpers over fetch.
 export const DEMO = {
   clientId: 'demo-source-1',
@@ -34,4 +35,15 @@ export function bearer(accessToken: string): Record<string, string> {
 
 export async function json<T = Record<string, unknown>>(response: Response): Promise<T> {
   return (await response.json()) as T;
+}
+
+/** Asserts the contract's Error body: status, code, the three keys, and the detail when given. */
+export async function expectError(response: Response, status: number, code: string, detail?: RegExp): Promise<Record<string, unknown>> {
+  assert.equal(response.status, status);
+  assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+  const body = await json(response);
+  assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'message']);
+  assert.equal(body['code'], code);
+  if (detail) assert.match(String(body['detail']), detail);
+  return body;
 }
