@@ -119,3 +119,18 @@ describe('answers applied together', () => {
     assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [] });
   });
 });
+
+describe('no connected partner (production until a rail exists)', () => {
+  test('process answers NO_RAIL (503 on the wire), sends nothing, and leaves the payout as it was', async () => {
+    const { createPayoutProcessor } = await import('../../src/payouts/process-payout.ts');
+    const { NO_RAILS } = await import('../../src/payouts/rails/rail.ts');
+    const id = String((await api.created(payoutBody()))['payoutId']);
+    const processor = createPayoutProcessor({ db: service.db, rails: NO_RAILS, clock: { now: () => new Date() }, partnerTimeoutMs: 1000 });
+    const result = await processor.process(await memberOf(id), id);
+    assert.deepEqual(result, { ok: false, code: 'NO_RAIL', detail: 'payoutProviderId: MX_SPEI has no connected partner' });
+    const row = await readPayout(service.db, id);
+    assert.deepEqual([row!.payoutStatus, row!.submissionState, row!.initiateTime], ['ACCP', 'NONE', null]);
+    const sent = await service.db.query('SELECT count(*)::int AS n FROM sandbox_rail_submissions WHERE payout_id = $1', [id]);
+    assert.equal(sent.rows[0].n, 0);
+  });
+});
