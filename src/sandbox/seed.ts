@@ -2,7 +2,7 @@
 // sandbox_seed_steps), all in one transaction under the boot lock so that two processes booting
 // together seed once. Production never calls this.
 import { randomUUID } from 'node:crypto';
-import type { Db, DbClient } from '../platform/database/pool.ts';
+import { inTransaction, type Db, type DbClient } from '../platform/database/pool.ts';
 import { withBootLock } from '../platform/database/migrate.ts';
 import * as members from '../members/repo.ts';
 import { createClientsService } from '../auth/clients.ts';
@@ -70,9 +70,8 @@ const STEPS: Step[] = [
 
 /** Runs the steps not yet applied; returns their names. */
 export async function seedSandbox(options: SeedOptions): Promise<{ applied: string[] }> {
-  return withBootLock(options.db, async (client) => {
-    await client.query('BEGIN');
-    try {
+  return withBootLock(options.db, (client) =>
+    inTransaction(client, async () => {
       const { rows } = await client.query<{ step: string }>('SELECT step FROM sandbox_seed_steps');
       const done = new Set(rows.map((r) => r.step));
       // a database seeded before steps were recorded already holds the world
@@ -86,13 +85,9 @@ export async function seedSandbox(options: SeedOptions): Promise<{ applied: stri
         [...applied, ...(done.has('world') ? ['world'] : [])],
       ]);
       await applyDemoSecretOverrides(client, options);
-      await client.query('COMMIT');
       return { applied };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-  });
+    }),
+  );
 }
 
 /** SANDBOX_CLIENT_SECRET_n set after the world was seeded: the demo client takes that secret. */

@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runMigrations, type Logger } from 'graphile-worker';
-import type { Db, DbClient } from './pool.ts';
+import { inTransaction, type Db, type DbClient } from './pool.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** Arbitrary but fixed: the advisory lock key that all boot-time schema work takes. */
@@ -31,8 +31,7 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
 
 /** Applies the pending migrations in one transaction; returns the versions it applied. */
 async function applyPending(client: DbClient, migrations: Migration[]): Promise<string[]> {
-  await client.query('BEGIN');
-  try {
+  return inTransaction(client, async () => {
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version text PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
     const { rows } = await client.query<{ version: string }>('SELECT version FROM schema_migrations');
@@ -42,12 +41,8 @@ async function applyPending(client: DbClient, migrations: Migration[]): Promise<
       await client.query(migration.sql);
       await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
     }
-    await client.query('COMMIT');
     return pending.map((m) => m.version);
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
+  });
 }
 
 /**

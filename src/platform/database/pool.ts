@@ -28,17 +28,24 @@ export function createPool(options: PoolOptions): Db {
   return pool;
 }
 
-/** Runs fn in a transaction: COMMIT when it resolves, ROLLBACK when it throws. */
-export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T> {
-  const client = await db.connect();
+/** Runs fn in a transaction on a connection the caller holds: COMMIT when it resolves, ROLLBACK when it throws. */
+export async function inTransaction<T>(client: DbClient, fn: (client: DbClient) => Promise<T>): Promise<T> {
+  await client.query('BEGIN');
   try {
-    await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
+  }
+}
+
+/** Runs fn in a transaction on a connection of the pool. */
+export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T> {
+  const client = await db.connect();
+  try {
+    return await inTransaction(client, fn);
   } finally {
     client.release();
   }
