@@ -76,13 +76,6 @@ export async function applyToLocked(db: Queryable, locked: repo.PayoutRow, event
   return { ok: true, row };
 }
 
-/** Locks the payout and applies one event to it. */
-export async function applyPayoutEvent(db: Queryable, payoutId: string, event: PayoutEvent, details: EventDetails, now: Date): Promise<ApplyResult> {
-  const locked = await repo.lockPayout(db, payoutId);
-  if (!locked) return { ok: false, error: 'NOT_FOUND' };
-  return applyToLocked(db, locked, event, details, now);
-}
-
 /** Moves the cancellation status of a locked payout and writes its event. */
 export async function changeCancellation(
   db: Queryable, locked: repo.PayoutRow, event: CancellationEvent, extra: { cancellationReason?: string } = {},

@@ -47,11 +47,13 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
     });
   };
 
-  const finishSubmission: Task = async (payload) => {
-    const row = await repo.readPayout(deps.db, payoutIdOf(payload));
-    if (!row || row.submissionState !== 'SUBMITTING') return;
-    await submitAndApply(deps, row);
+  /** Sends one recorded submission again if its answer was never applied (the sweep's step, also a task of its own). */
+  const resend = async (payoutId: string) => {
+    const row = await repo.readPayout(deps.db, payoutId);
+    if (row?.submissionState === 'SUBMITTING') await submitAndApply(deps, row);
   };
+
+  const finishSubmission: Task = async (payload) => resend(payoutIdOf(payload));
 
   const cancel: Task = async (payload) => finishCancellation(deps, payoutIdOf(payload));
 
@@ -63,10 +65,7 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
   const recoverSubmissions: Task = async (_payload, helpers) => {
     const recoveryMs = deps.submissionRecoverySeconds * 1000;
     const due = await repo.unfinishedSubmissions(deps.db, new Date(deps.clock.now().getTime() - recoveryMs), SWEEP_BATCH_MAX);
-    for (const payoutId of due) {
-      const row = await repo.readPayout(deps.db, payoutId);
-      if (row?.submissionState === 'SUBMITTING') await submitAndApply(deps, row);
-    }
+    for (const payoutId of due) await resend(payoutId);
     if (due.length > 0) helpers.logger.info(`resent ${due.length} unfinished payout submissions`);
     const oldest = await repo.oldestUnfinishedSubmission(deps.db);
     const now = deps.clock.now().getTime();

@@ -1,6 +1,6 @@
-// The payout state machine of CONTRACT section 5, as tables. One function reads them; every
-// state change in the payout area goes through applyPayoutEvent (apply.ts), which locks the row,
-// checks the move here, and writes the new state, the ledger movement and the event together.
+// The payout state machine of CONTRACT section 5, as tables. Every state change in the payout
+// area goes through apply.ts (applyToLocked, or applyAnswers in submission.ts for batches), which
+// checks the move here on a locked row and writes the new state, the ledger movement and the event together.
 export const PAYOUT_STATUSES = ['RCVD', 'ACCP', 'PNDG', 'PRCD', 'RJCT', 'CNCL', 'EXPD', 'FAIL', 'RVSD'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 export const CANCELLATION_STATUSES = ['ACCP', 'PNDG', 'PRCD', 'RJCT'] as const;

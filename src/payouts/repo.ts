@@ -191,25 +191,10 @@ export async function releaseClaim(db: Queryable, payoutId: string): Promise<voi
 }
 
 /**
- * Records that a payout is being sent to its partner, if nobody did before and no cancellation
- * is pending. Returns the row when this caller won the right to submit. The recorded claim
- * (SUBMITTING since initiate_time) is itself what the recovery sweep finds after a crash.
- */
-export async function claimSubmission(db: Queryable, payoutId: string, memberId: string, now: Date): Promise<PayoutRow | undefined> {
-  if (!UUID.test(payoutId)) return undefined;
-  const { rows } = await db.query<PayoutRow>({
-    name: 'payouts-claim',
-    text: `UPDATE payouts SET submission_state = 'SUBMITTING', initiate_time = $3
-            WHERE payout_id = $1 AND source_member_id = $2 AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL
-           RETURNING ${COLUMNS}`,
-    values: [payoutId, memberId, now],
-  });
-  return rows[0];
-}
-
-/**
- * claimSubmission for many payouts in one statement (group commit). A payout asked for twice in
- * the batch is claimed by its first asker only.
+ * Records that payouts are being sent to their partners, for those nobody claimed before and
+ * with no cancellation pending, in one statement (group commit). A payout asked for twice in the
+ * batch is claimed by its first asker only. The recorded claim (SUBMITTING since initiate_time)
+ * is itself what the recovery sweep finds after a crash.
  */
 export async function claimSubmissions(db: Queryable, claims: Array<{ payoutId: string; memberId: string }>, now: Date): Promise<Array<PayoutRow | undefined>> {
   const valid = claims.filter((c) => UUID.test(c.payoutId));

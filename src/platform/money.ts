@@ -15,10 +15,6 @@ export function minorUnits(currency: string): number | undefined {
   return MINOR_UNITS[currency];
 }
 
-export function isKnownCurrency(currency: string): boolean {
-  return currency in MINOR_UNITS;
-}
-
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 const EXPONENT = /^(-)?(\d+)(?:\.(\d+))?e([+-]?\d+)$/i;
 

@@ -7,7 +7,10 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { json, token } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
 import { addedJobs, payoutJobs } from '../support/payout-jobs.ts';
-import { claimSubmission, readPayout } from '../../src/payouts/repo.ts';
+import { claimSubmissions, readPayout } from '../../src/payouts/repo.ts';
+
+const claimSubmission = async (db: TestService['db'], payoutId: string, memberId: string, now: Date) =>
+  (await claimSubmissions(db, [{ payoutId, memberId }], now))[0];
 import { createSandboxRails } from '../../src/payouts/rails/sandbox.ts';
 import { forRail } from '../../src/payouts/submission.ts';
 import { checkLedger } from '../../src/ledger/service.ts';
