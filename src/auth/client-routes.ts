@@ -16,15 +16,8 @@ const ERRORS: Record<ClientError, ApiError> = {
   CLIENT_ID_TAKEN: new ApiError('INVALID_STATE', 'The client id is taken.', 'clientId'),
 };
 
-const withSecret = (client: ClientView, secret: string) => ({
-  clientId: client.clientId,
-  name: client.name,
-  allowedScopes: client.allowedScopes,
-  createdAt: client.createdAt,
-  rotatedAt: client.rotatedAt,
-  revokedAt: client.revokedAt,
-  clientSecret: secret,
-});
+// the response schema (OAuthClientWithSecret) serialises exactly its fields, as for the list
+const withSecret = (client: ClientView, secret: string) => ({ ...client, clientSecret: secret });
 
 export async function clientRoutes(app: FastifyInstance, opts: { clients: ClientsService }) {
   const { clients } = opts;

@@ -29,6 +29,7 @@ describe('OAuth clients API', () => {
     assert.equal(response.headers.get('location'), `/v2/oauth-clients/${body['clientId']}`);
     assert.deepEqual(body['allowedScopes'], ['payouts']);
     assert.match(String(body['clientSecret']), /^cs_[\w-]{43}$/);
+    assert.deepEqual(Object.keys(body).sort(), ['allowedScopes', 'clientId', 'clientSecret', 'createdAt', 'name', 'revokedAt', 'rotatedAt']);
     const list = await json<Array<Record<string, unknown>>>(await call('GET', '/v2/oauth-clients'));
     const listed = list.find((c) => c['clientId'] === body['clientId']);
     assert.ok(listed);
