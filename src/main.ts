@@ -17,7 +17,6 @@ try {
 const log = createLogger(config.logLevel);
 try {
   const service = await startService(config, log);
-  log.info({ url: service.url, mode: config.mode, workers: config.workers }, 'service started');
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -41,6 +40,9 @@ try {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // announced once the signal handlers are in place, and at once: supervisors and tests wait for it
+  log.info({ url: service.url, mode: config.mode, workers: config.workers }, 'service started');
+  log.flush();
 } catch (error) {
   if (error instanceof StartupError) log.fatal(error.message);
   else log.fatal({ err: error }, 'service failed to start');

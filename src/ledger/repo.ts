@@ -188,3 +188,12 @@ export async function crossCurrencyTransfers(db: Queryable): Promise<string[]> {
   );
   return rows.map((r) => r.transferId);
 }
+
+export async function danglingTransfers(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ transferId: string }>(
+    `SELECT t.transfer_id AS "transferId" FROM ledger_transfers t
+      WHERE NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.account_id = t.debit_account_id)
+         OR NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.account_id = t.credit_account_id)`,
+  );
+  return rows.map((r) => r.transferId);
+}

@@ -170,6 +170,8 @@ export interface LedgerCheck {
   totalsMismatches: string[];
   unbalancedCurrencies: string[];
   crossCurrencyTransfers: string[];
+  /** Transfers naming an account that does not exist (no foreign key guards this: migration 0007). */
+  danglingTransfers: string[];
 }
 
 /** The ledger's invariants, recomputed from the transfers; every list is empty when all is well. */
@@ -178,5 +180,6 @@ export async function checkLedger(db: Queryable): Promise<LedgerCheck> {
     totalsMismatches: await repo.totalsMismatches(db),
     unbalancedCurrencies: await repo.unbalancedCurrencies(db),
     crossCurrencyTransfers: await repo.crossCurrencyTransfers(db),
+    danglingTransfers: await repo.danglingTransfers(db),
   };
 }

@@ -7,7 +7,7 @@ import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
 import { withTransaction } from '../platform/database/pool.ts';
 import { createBatcher } from '../platform/batcher.ts';
-import { enqueueJobs } from '../platform/jobs.ts';
+import { enqueueJob, removeJob } from '../platform/jobs.ts';
 import { formatMinor, parseAmount, percentageOf, toJsonNumber } from '../platform/money.ts';
 import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
 import { createTransfers, type TransferGroup } from '../ledger/service.ts';
@@ -28,8 +28,6 @@ export type CreateErrorCode =
 export type CreateResult =
   | { ok: true; body: Record<string, unknown>; replayed: boolean }
   | { ok: false; code: CreateErrorCode; detail: string };
-
-const expiryJobKey = (payoutId: string) => `payout-expire:${payoutId}`;
 
 const fail = (code: CreateErrorCode, detail: string): CreateResult => ({ ok: false, code, detail });
 
@@ -157,9 +155,9 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
   }
 
   /**
-   * One transaction for many creations: insert the new ones with their events and expiry jobs,
-   * then reserve (the only step that locks the prefund account, so it comes last, just before the
-   * commit), and take back out the few that the prefund cannot pay for.
+   * One transaction for many creations: insert the new ones with their events and one expiry job
+   * for the batch, then reserve (the only step that locks the prefund account, so it comes last,
+   * just before the commit), and take back out the few that the prefund cannot pay for.
    */
   async function runBatch(items: Priced[]): Promise<BatchOutcome[]> {
     const learned = new Map<string, string>();
@@ -169,12 +167,19 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
         firstEvent: statusEvent({ ...i.payout, cancellationStatus: null, cashoutStatus: null, rejectReason: null } as repo.PayoutRow, null),
       })));
       const fresh = items.filter((i) => inserted.has(i.payout.payoutId));
-      await enqueueJobs(client, fresh.map((i) => ({
-        task: EXPIRE_TASK, payload: { payoutId: i.payout.payoutId }, runAt: i.payout.expiryTime, jobKey: expiryJobKey(i.payout.payoutId),
-      })));
+      // one expiry job per batch, not per payout: each job insert also costs a NOTIFY, serialised at commit
+      const jobKey = `payout-expire:${randomUUID()}`;
+      const expire = (payouts: Priced[]) => enqueueJob(client, EXPIRE_TASK, { payoutIds: payouts.map((i) => i.payout.payoutId) }, {
+        jobKey, runAt: new Date(Math.max(...payouts.map((i) => i.payout.expiryTime.getTime()))),
+      });
+      if (fresh.length > 0) await expire(fresh);
       const reserved = await createTransfers(client, fresh.map((i) => i.reservation), { twoPhase: true, accountIds: { known: accountIds, learned } });
       const refused = new Set(fresh.filter((_, index) => !reserved[index]!.ok).map((i) => i.payout.payoutId));
-      if (refused.size > 0) await repo.withdrawPayouts(client, [...refused], [...refused].map(expiryJobKey));
+      if (refused.size > 0) {
+        await repo.withdrawPayouts(client, [...refused]);
+        const created = fresh.filter((i) => !refused.has(i.payout.payoutId));
+        await (created.length > 0 ? expire(created) : removeJob(client, jobKey)); // the same key: replaced
+      }
       return items.map((i): BatchOutcome =>
         !inserted.has(i.payout.payoutId) ? { kind: 'EXISTS' } : refused.has(i.payout.payoutId) ? { kind: 'INSUFFICIENT' } : { kind: 'CREATED' });
     });

@@ -29,21 +29,31 @@ const payoutIdOf = (payload: unknown): string => {
   return id;
 };
 
+/** The expiry job's payouts: the ones one creation batch created. */
+const payoutIdsOf = (payload: unknown): string[] => {
+  const ids = (payload as { payoutIds?: unknown } | null)?.payoutIds;
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) throw new Error('job payload has no payoutIds');
+  return ids;
+};
+
 /** The recovery sweep also runs every minute, whatever happened to its self-scheduling. */
 export const payoutCron: CronItem[] = [
   { task: RECOVER_SUBMISSIONS_TASK, match: '* * * * *', options: { backfillPeriod: 0, jobKey: RECOVERY_SWEEP_JOB_KEY } },
 ];
 
 export function payoutTasks(deps: PayoutJobDeps): TaskList {
+  /** Expires the batch's payouts still waiting for `process` (one job per creation batch). */
   const expire: Task = async (payload, helpers) => {
-    const payoutId = payoutIdOf(payload);
+    const payoutIds = payoutIdsOf(payload);
     await withTransaction(deps.db, async (client) => {
-      const locked = await repo.lockPayout(client, payoutId);
-      if (!locked || locked.payoutStatus !== 'ACCP' || locked.submissionState !== 'NONE' || locked.cancellationStatus !== null) return;
+      const locked = await repo.lockPayouts(client, payoutIds);
       const now = deps.clock.now();
-      if (now < locked.expiryTime) throw new Error(`payout ${payoutId} expires at ${locked.expiryTime.toISOString()}, not yet`);
-      await applyToLocked(client, locked, 'EXPIRED', {}, now);
-      helpers.logger.info(`payout ${payoutId} expired`);
+      for (const row of locked.values()) {
+        if (row.payoutStatus !== 'ACCP' || row.submissionState !== 'NONE' || row.cancellationStatus !== null) continue;
+        if (now < row.expiryTime) throw new Error(`payout ${row.payoutId} expires at ${row.expiryTime.toISOString()}, not yet`);
+        await applyToLocked(client, row, 'EXPIRED', {}, now);
+        helpers.logger.info(`payout ${row.payoutId} expired`);
+      }
     });
   };
 

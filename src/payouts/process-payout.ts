@@ -27,7 +27,7 @@ export function createPayoutProcessor(deps: ProcessDeps) {
   const claims = createBatcher<{ payoutId: string; memberId: string }, repo.PayoutRow | undefined>({
     run: (items) => repo.claimSubmissions(deps.db, items, deps.clock.now()),
     batchSizeMax: 100,
-    concurrencyMax: 4,
+    concurrencyMax: 1,
   });
   const claim = (memberId: string, payoutId: string) => claims.submit({ payoutId, memberId });
 

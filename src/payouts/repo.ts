@@ -148,11 +148,10 @@ export async function insertPayouts(db: Queryable, items: Array<{ payout: NewPay
 
 /**
  * Takes back, inside the transaction that inserted them, payouts that could not be reserved:
- * their rows, their first events and their expiry jobs. Nothing of them was ever visible.
+ * their rows and their first events. Nothing of them was ever visible.
  */
-export async function withdrawPayouts(db: Queryable, payoutIds: string[], expiryJobKeys: string[]): Promise<void> {
+export async function withdrawPayouts(db: Queryable, payoutIds: string[]): Promise<void> {
   await db.query('DELETE FROM events WHERE resource_id = ANY($1::text[])', [payoutIds]);
-  await db.query('SELECT graphile_worker.remove_job(k) FROM unnest($1::text[]) AS k', [expiryJobKeys]);
   await db.query('DELETE FROM payouts WHERE payout_id = ANY($1::uuid[])', [payoutIds]);
 }
 

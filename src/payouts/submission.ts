@@ -107,7 +107,7 @@ export function createAnswerApplier(deps: { db: Db; clock: Clock }) {
   const batcher = createBatcher<Answer, repo.PayoutRow>({
     run: (answers) => withTransaction(deps.db, (client) => applyAnswers(client, answers, deps.clock.now())),
     batchSizeMax: 100,
-    concurrencyMax: 4,
+    concurrencyMax: 1,
   });
   return (answer: Answer) => batcher.submit(answer);
 }

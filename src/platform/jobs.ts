@@ -20,6 +20,11 @@ export async function enqueueJob(client: Queryable, task: string, payload: objec
   );
 }
 
+/** Takes back a pending job by its key (inside the transaction that enqueued it, nothing ran yet). */
+export async function removeJob(client: Queryable, jobKey: string) {
+  await client.query('SELECT graphile_worker.remove_job($1)', [jobKey]);
+}
+
 export interface JobSpec extends EnqueueOptions {
   task: string;
   payload: object;

@@ -44,7 +44,7 @@ async function prefundOf(source: string) {
 }
 
 async function assertInvariants() {
-  assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [] });
+  assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [], danglingTransfers: [] });
 }
 
 describe('ledger', () => {
@@ -128,6 +128,29 @@ describe('ledger', () => {
     await assert.rejects(service.db.query(`UPDATE ledger_transfers SET amount = 1 WHERE transfer_id = $1`, [transfer.transferId]), /append-only|PENDING/);
     await assert.rejects(service.db.query(`UPDATE ledger_transfers SET state = 'VOIDED' WHERE transfer_id = $1`, [transfer.transferId]), /PENDING/);
     await assert.rejects(service.db.query(`DELETE FROM ledger_transfers WHERE transfer_id = $1`, [transfer.transferId]), /append-only/);
+  });
+
+  test('accounts, members and providers are never deleted (the ledger and payouts point at them)', async () => {
+    const source = await freshSource();
+    await createTransfers(service.db, [[topUp(source, 5n)]], { twoPhase: false });
+    await assert.rejects(service.db.query('DELETE FROM ledger_accounts WHERE source_member_id = $1', [source]), /ledger_accounts rows are never deleted/);
+    await assert.rejects(service.db.query('DELETE FROM members WHERE member_id = $1', [source]), /members rows are never deleted/);
+    await assert.rejects(service.db.query(`DELETE FROM payout_providers WHERE payout_provider_id = 'MX_SPEI'`), /payout_providers rows are never deleted/);
+    await assert.rejects(service.db.query('TRUNCATE ledger_accounts CASCADE'), /never deleted/);
+  });
+
+  test('the check reports a transfer whose account does not exist', async () => {
+    const source = await freshSource();
+    const transfer = topUp(source, 9n);
+    await assert.rejects(withTransaction(service.db, async (client) => {
+      await createTransfers(client, [[transfer]], { twoPhase: false });
+      await client.query(`INSERT INTO ledger_transfers (transfer_id, debit_account_id, credit_account_id, amount, currency, state, two_phase, reason, reference)
+        SELECT $1, debit_account_id, -1, amount, currency, state, two_phase, reason, reference FROM ledger_transfers WHERE transfer_id = $2`, [randomUUID(), transfer.transferId]);
+      const check = await checkLedger(client);
+      assert.equal(check.danglingTransfers.length, 1);
+      throw new Error('rolled back');
+    }), /rolled back/);
+    await assertInvariants();
   });
 
   test('bad input is a bug, refused before anything is written', async () => {

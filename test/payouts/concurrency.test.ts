@@ -17,7 +17,7 @@ after(async () => {
 });
 
 async function assertLedgerHolds() {
-  assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [] });
+  assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [], danglingTransfers: [] });
 }
 
 async function transfersOf(payoutId: string) {

@@ -87,7 +87,7 @@ describe('every (state, trigger) pair', () => {
   });
 
   test('after all of it the ledger holds: reservations end with their payouts, everything balances', async () => {
-    assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [] });
+    assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [], danglingTransfers: [] });
     const { rows } = await service.db.query(`
       SELECT p.payout_id, p.payout_status, count(t.*) FILTER (WHERE t.state = 'PENDING')::int AS pending
         FROM payouts p LEFT JOIN ledger_transfers t ON t.reference = p.payout_id::text
@@ -163,6 +163,15 @@ describe('ledger effects and times', () => {
     assert.equal(answer['payoutStatus'], 'RJCT');
     assert.match(String(answer['rejectReason']), /closed/);
     assert.equal((await api.process(id)).status, 409);
+  });
+
+  test("one expiry job expires its batch's waiting payouts and leaves the processed ones", async () => {
+    const waiting = String((await api.created(payoutBody()))['payoutId']);
+    const processed = String((await api.created(payoutBody()))['payoutId']);
+    assert.equal((await json(await api.process(processed)))['payoutStatus'], 'PRCD');
+    await jobs.expire(waiting, processed);
+    assert.equal((await api.record(waiting))['payoutStatus'], 'EXPD');
+    assert.equal((await api.record(processed))['payoutStatus'], 'PRCD');
   });
 
   test('the expiry job leaves a payout alone before its expiry time', async () => {

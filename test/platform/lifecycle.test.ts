@@ -98,6 +98,10 @@ describe('restarts', () => {
     const created = await json(await fetch(`${first.url}/v2/oauth-clients`, {
       method: 'POST', headers: { ...bearer(accessToken), 'content-type': 'application/json' }, body: '{"name":"kept"}',
     }));
+    // log lines are written in blocks, but an idle service still shows them within the flush interval
+    const deadline = Date.now() + 2000;
+    while (!/"path":"\/v2\/oauth-clients"/.test(first.output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.match(first.output(), /"path":"\/v2\/oauth-clients","statusCode":201/, 'the access-log line, before the service stops');
     assert.equal(await first.stop(), 0);
     assert.match(first.output(), /"msg":"stopped"/);
     assert.match(first.output(), /"path":"\/v2\/oauth-clients","statusCode":201/, 'one access-log line per request');

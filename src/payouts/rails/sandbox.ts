@@ -4,6 +4,7 @@
 // Each simulated partner remembers its answers (sandbox_rail_submissions), so a resubmission of
 // the same payout id gets the first answer again and counts as no new payment.
 import type { Queryable } from '../../platform/database/pool.ts';
+import { createBatcher } from '../../platform/batcher.ts';
 import type { CancelOutcome, PayoutForRail, PayoutRail, RailRegistry, SubmitOutcome } from './rail.ts';
 
 export const REJECTING_LAST_NAME = 'REJECT';
@@ -25,21 +26,41 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * The simulated partners' memory is their own affair, not the service's books: it commits without
+ * waiting for the disk (synchronous_commit off for the statement's transaction), and submissions
+ * arriving together are recorded together. A payout asked for twice in one batch counts twice.
+ */
+async function recordSubmissions(db: Queryable, payouts: PayoutForRail[]): Promise<SubmitOutcome[]> {
+  const asks = new Map<string, { outcome: SubmitOutcome; count: number }>();
+  for (const payout of payouts) {
+    const seen = asks.get(payout.payoutId);
+    if (seen) seen.count++;
+    else asks.set(payout.payoutId, { outcome: decide(payout), count: 1 });
+  }
+  const { rows } = await db.query<{ payoutId: string; outcome: SubmitOutcome }>({
+    name: 'sandbox-rail-submit',
+    text: `WITH settings AS (SELECT set_config('synchronous_commit', 'off', true))
+           INSERT INTO sandbox_rail_submissions (payout_id, outcome, submissions)
+           SELECT i.payout_id, i.outcome, i.asks FROM unnest($1::uuid[], $2::jsonb[], $3::int[]) AS i(payout_id, outcome, asks), settings
+           ON CONFLICT (payout_id) DO UPDATE SET submissions = sandbox_rail_submissions.submissions + excluded.submissions
+           RETURNING payout_id AS "payoutId", outcome`,
+    values: [[...asks.keys()], [...asks.values()].map((a) => JSON.stringify(a.outcome)), [...asks.values()].map((a) => a.count)],
+  });
+  const answered = new Map(rows.map((r) => [r.payoutId, r.outcome]));
+  return payouts.map((p) => answered.get(p.payoutId)!);
+}
+
 export function createSandboxRails(deps: { db: Queryable; latencyMs?: number }): RailRegistry {
+  const submissions = createBatcher<PayoutForRail, SubmitOutcome>({
+    run: (payouts) => recordSubmissions(deps.db, payouts),
+    batchSizeMax: 200,
+    concurrencyMax: 2,
+  });
   const rail: PayoutRail = {
     async submit(payout, signal) {
       await delay(deps.latencyMs ?? 0, signal);
-      // The simulated partner's memory is its own affair, not the service's books: it commits
-      // without waiting for the disk (synchronous_commit off for this statement's transaction).
-      const { rows } = await deps.db.query<{ outcome: SubmitOutcome }>({
-        name: 'sandbox-rail-submit',
-        text: `WITH settings AS (SELECT set_config('synchronous_commit', 'off', true))
-               INSERT INTO sandbox_rail_submissions (payout_id, outcome) SELECT $1, $2 FROM settings
-               ON CONFLICT (payout_id) DO UPDATE SET submissions = sandbox_rail_submissions.submissions + 1
-               RETURNING outcome`,
-        values: [payout.payoutId, JSON.stringify(decide(payout))],
-      });
-      return rows[0]!.outcome;
+      return submissions.submit(payout);
     },
     async cancel(payout, signal): Promise<CancelOutcome> {
       await delay(deps.latencyMs ?? 0, signal);
