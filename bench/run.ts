@@ -24,23 +24,26 @@ interface Running {
   url: string;
 }
 
-function start(script: string, env: Record<string, string>): Promise<Running> {
-  const child = spawn(NODE, [script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let seen = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), START_TIMEOUT_MS);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      if (seen === undefined) return;
-      seen += chunk.toString();
-      const match = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"service started"|"msg":"service started","url":"(http:\/\/[^"]+)"/.exec(seen);
-      if (match) {
-        clearTimeout(timer);
-        seen = undefined as unknown as string; // stop buffering; the access log keeps flowing to the pipe
-        resolve({ child, url: (match[1] ?? match[2])! });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
+/**
+ * Starts a server with its log going to a file (not to a pipe read by this process, which also
+ * runs the load generator), and waits for its "service started" line.
+ */
+async function start(script: string, env: Record<string, string>, logFile: string): Promise<Running> {
+  const log = await fs.open(logFile, 'w');
+  const child = spawn(NODE, [script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', log.fd, 'inherit'] });
+  await log.close();
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (exited !== undefined) throw new Error(`${script} exited with ${exited}; see ${logFile}`);
+    const seen = await fs.readFile(logFile, 'utf8');
+    const match = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"service started"|"msg":"service started","url":"(http:\/\/[^"]+)"/.exec(seen);
+    if (match) return { child, url: (match[1] ?? match[2])! };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${script} did not start; see ${logFile}`);
 }
 
 async function stop(running: Running): Promise<void> {
@@ -145,9 +148,9 @@ async function drive(url: string, scenario: Scenario, token: string, durationS: 
 async function main() {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-'));
   const env = { LOG_LEVEL: 'info', PORT: '0' };
-  const ceiling = await start('bench/hello.ts', env);
+  const ceiling = await start('bench/hello.ts', env, path.join(dataDir, 'hello.log'));
   // the limiter still runs on every request; its ceiling is raised so that it does not refuse the load
-  const service = await start('src/main.ts', { ...env, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '1000000' });
+  const service = await start('src/main.ts', { ...env, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '1000000' }, path.join(dataDir, 'service.log'));
   try {
     const tokenResponse = await fetch(`${service.url}/oauth2/token`, {
       method: 'POST',

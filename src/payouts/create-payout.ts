@@ -32,8 +32,12 @@ export type CreateResult =
 const fail = (code: CreateErrorCode, detail: string): CreateResult => ({ ok: false, code, detail });
 
 const BATCH_SIZE_MAX = 100;
-/** Per prefund account: one batch holds the account lock while the next prepares. */
-const BATCH_CONCURRENCY_MAX = 2;
+/**
+ * Per prefund account, one batch at a time: the next one gathers the requests that arrive
+ * meanwhile. (Two at a time overlapped their inserts but queued on the account lock, and the
+ * smaller batches cost PostgreSQL about a quarter more CPU per payout.)
+ */
+const BATCH_CONCURRENCY_MAX = 1;
 const CORRIDOR_TTL_MS = 5000;
 
 /** A stable digest of the request: the same JSON, whatever its key order, gives the same digest. */

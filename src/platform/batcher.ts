@@ -8,7 +8,7 @@ export interface BatcherOptions<I, R> {
   run(items: I[]): Promise<R[]>;
   /** The most items one batch may take. */
   batchSizeMax: number;
-  /** How many batches of one key may run at once (2 lets the next prepare while one commits). */
+  /** How many batches of one key may run at once (1: the next batch gathers while one runs). */
   concurrencyMax: number;
   /** Items of the same key share batches; default: one key for all. */
   keyOf?: (item: I) => string;
