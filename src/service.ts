@@ -18,6 +18,9 @@ import { createProvidersService } from './providers/service.ts';
 import { createSandboxRails } from './payouts/rails/sandbox.ts';
 import { NO_RAILS } from './payouts/rails/rail.ts';
 import { createPayoutsService } from './payouts/service.ts';
+import { createRatesService } from './settlements/rates.ts';
+import { NO_RATE_SOURCE } from './settlements/rate-source.ts';
+import { sandboxRateSource } from './settlements/sandbox-rates.ts';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -85,6 +88,11 @@ export async function startService(config: Config, log: Logger): Promise<Running
         partnerTimeoutMs: config.partnerTimeoutMs,
       },
     });
+    // A price feed is a new implementation of settlements/rate-source.ts; until one is connected, production quotes nothing.
+    const rates = createRatesService({
+      db: pool, clock, lockMinutes: config.rateLockMinutes,
+      source: config.mode === 'sandbox' ? sandboxRateSource : NO_RATE_SOURCE,
+    });
     const taskList = buildTaskList({
       db: pool, rails, clock, partnerTimeoutMs: config.partnerTimeoutMs, submissionRecoverySeconds: config.payoutSubmissionRecoverySeconds,
     });
@@ -106,6 +114,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       logger: log,
       providers,
       payouts,
+      rates,
       readiness: {
         async notReadyReason() {
           if (!ready) return 'starting or shutting down';

@@ -29,6 +29,7 @@ const EnvSchema = Type.Object({
   WORKERS: Type.Integer({ minimum: 0, maximum: 64, default: 4 }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 30_000 }),
   PAYOUT_EXPIRY_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 24 }),
+  RATE_LOCK_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 15 }),
   PARTNER_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
   PAYOUT_SUBMISSION_RECOVERY_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
   SANDBOX_RAIL_LATENCY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 0 }),
@@ -58,6 +59,7 @@ export interface Config {
   /** ACCP payouts not processed by then expire. */
   payoutExpiryHours: number;
   /** The longest the service waits for a partner within a request. */
+  rateLockMinutes: number;
   partnerTimeoutMs: number;
   /** When a submission whose answer was never applied (crash, timeout) is sent again. */
   payoutSubmissionRecoverySeconds: number;
@@ -105,6 +107,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: checked.SHUTDOWN_TIMEOUT_MS,
     sandboxClientSecrets: [checked.SANDBOX_CLIENT_SECRET_1, checked.SANDBOX_CLIENT_SECRET_2],
     payoutExpiryHours: checked.PAYOUT_EXPIRY_HOURS,
+    rateLockMinutes: checked.RATE_LOCK_MINUTES,
     partnerTimeoutMs: checked.PARTNER_TIMEOUT_MS,
     payoutSubmissionRecoverySeconds: checked.PAYOUT_SUBMISSION_RECOVERY_SECONDS,
     sandboxRailLatencyMs: checked.SANDBOX_RAIL_LATENCY_MS,

@@ -37,6 +37,8 @@ const ROUTES: Array<[string, string, string | null]> = [
   ['post', '/v2/payouts/{payoutId}/process', 'payouts'],
   ['post', '/v2/payouts/{payoutId}/cancel', 'payouts'],
   ['post', '/v2/sandbox/payouts/{payoutId}/simulate', 'payouts'],
+  ['get', '/v2/settlement-rates', 'settlements'],
+  ['post', '/v2/sandbox/settlement-rates/{rateId}/expire', 'settlements'],
 ];
 
 let service: TestService;

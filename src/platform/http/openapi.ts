@@ -33,6 +33,8 @@ export async function registerOpenApi(app: FastifyInstance) {
         { name: 'Authentication', description: 'OAuth 2.0 client credentials grant' },
         { name: 'Code lists', description: 'Static values for payout compliance information' },
         { name: 'Payout providers', description: 'Who pays out where, their limits, fees and field rules' },
+        { name: 'Payouts', description: 'Domestic payouts through local partners' },
+        { name: 'Settlements', description: 'Cross-border settlements into your prefund: rates, corridors, settlements' },
         { name: 'Members', description: 'Destination members and your prefund with them' },
         { name: 'OAuth clients', description: 'Extension: a member manages its own API clients' },
         { name: 'Sandbox', description: 'Sandbox mode only: force outcomes and move test money' },

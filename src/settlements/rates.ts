@@ -1,0 +1,94 @@
+// GET /v2/settlement-rates: every call locks a new rate for the caller's corridor to a destination
+// member: the source's mid-market forecast for each execution interval, less the corridor's
+// spread, fixed until expiryTime and good for one settlement.
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../platform/clock.ts';
+import type { Db } from '../platform/database/pool.ts';
+import { divideHalfUp, formatScaled } from '../platform/money.ts';
+import { findMember } from '../members/repo.ts';
+import { EXECUTION_INTERVALS } from './intervals.ts';
+import { RATE_DECIMALS, assertQuote, type RateSource } from './rate-source.ts';
+import * as repo from './repo.ts';
+
+export type RateRefusal = 'UNKNOWN_DESTINATION_MEMBER' | 'VALIDATION_ERROR' | 'UNSUPPORTED_CURRENCY' | 'CORRIDOR_INACTIVE' | 'NOT_QUOTED';
+
+export interface RateRecord {
+  rateId: string;
+  sourceMemberId: string;
+  destinationMemberId: string;
+  sourceCcy: string;
+  destinationCcy: string;
+  rate: number;
+  expiryTime: string;
+  forecastRates: Array<{ executionInterval: string; rate: number }>;
+}
+
+export interface RatesDeps {
+  db: Db;
+  source: RateSource;
+  clock: Clock;
+  lockMinutes: number;
+}
+
+const BPS = 10_000n;
+
+export function rateRecord(row: repo.RateRow): RateRecord {
+  return {
+    rateId: row.rateId,
+    sourceMemberId: row.sourceMemberId,
+    destinationMemberId: row.destinationMemberId,
+    sourceCcy: row.sourceCcy,
+    destinationCcy: row.destinationCcy,
+    rate: Number(row.forecastRates[0]),
+    expiryTime: row.expiryTime.toISOString(),
+    forecastRates: EXECUTION_INTERVALS.map((executionInterval, i) => ({ executionInterval, rate: Number(row.forecastRates[i]) })),
+  };
+}
+
+type Result<T> = { ok: true; value: T } | { ok: false; code: RateRefusal; detail: string };
+const refuse = (code: RateRefusal, detail: string) => ({ ok: false as const, code, detail });
+
+export function createRatesService(deps: RatesDeps) {
+  return {
+    async lock(memberId: string, query: { destinationMemberId: string; destinationCcy?: string }): Promise<Result<RateRecord>> {
+      const destination = await findMember(deps.db, query.destinationMemberId);
+      if (destination?.kind !== 'DESTINATION') {
+        return refuse('UNKNOWN_DESTINATION_MEMBER', `destinationMemberId: ${query.destinationMemberId} is not a destination member`);
+      }
+      const currency = query.destinationCcy ?? (destination.currencies.length === 1 ? destination.currencies[0] : undefined);
+      if (currency === undefined) {
+        return refuse('VALIDATION_ERROR', `destinationCcy: required, ${destination.memberId} settles in ${destination.currencies.join(', ')}`);
+      }
+      if (!destination.currencies.includes(currency)) {
+        return refuse('UNSUPPORTED_CURRENCY', `destinationCcy: ${destination.memberId} settles in ${destination.currencies.join(', ')}`);
+      }
+      const corridor = (await repo.corridorTerms(deps.db, memberId, destination.memberId)).find((c) => c.destinationCcy === currency);
+      if (!corridor?.active) return refuse('CORRIDOR_INACTIVE', `destinationMemberId: no active corridor to ${destination.memberId} in ${currency}`);
+      const now = deps.clock.now();
+      const quote = await deps.source.quote(corridor.sourceCcy, currency, now);
+      if (!quote) return refuse('NOT_QUOTED', `${corridor.sourceCcy}/${currency} is not quoted right now`);
+      const forecast = assertQuote(quote).forecast.map((mid) => divideHalfUp(mid * (BPS - BigInt(corridor.rateSpreadBps)), BPS));
+      const row = await repo.insertRate(deps.db, {
+        rateId: randomUUID(),
+        sourceMemberId: memberId,
+        destinationMemberId: destination.memberId,
+        sourceCcy: corridor.sourceCcy,
+        destinationCcy: currency,
+        forecastRates: forecast.map((r) => formatScaled(r, RATE_DECIMALS)),
+        midRate: formatScaled(quote.forecast[0]!, RATE_DECIMALS),
+        spreadBps: corridor.rateSpreadBps,
+        createdAt: now,
+        expiryTime: new Date(now.getTime() + deps.lockMinutes * 60_000),
+      });
+      return { ok: true, value: rateRecord(row) };
+    },
+
+    /** Sandbox: the lock ends now. */
+    async expire(memberId: string, rateId: string): Promise<RateRecord | undefined> {
+      const row = await repo.expireRate(deps.db, memberId, rateId, deps.clock.now());
+      return row && rateRecord(row);
+    },
+  };
+}
+
+export type RatesService = ReturnType<typeof createRatesService>;

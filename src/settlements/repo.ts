@@ -1,0 +1,81 @@
+// SQL for the settlement area: corridor terms and rate locks. Rates leave and enter as exact
+// decimal text.
+import type { Queryable } from '../platform/database/pool.ts';
+
+export interface CorridorTerms {
+  sourceCcy: string;
+  destinationCcy: string;
+  active: boolean;
+  /** Decimal text, source currency. */
+  maxSettlementAmt: string;
+  rateSpreadBps: number;
+}
+
+/** The caller's corridors to a destination member (one per destination currency), with its source currency. */
+export async function corridorTerms(db: Queryable, sourceMemberId: string, destinationMemberId: string): Promise<CorridorTerms[]> {
+  const { rows } = await db.query<CorridorTerms>({
+    name: 'settlements-corridor-terms',
+    text: `SELECT s.currencies[1] AS "sourceCcy", c.destination_ccy AS "destinationCcy", c.active,
+                  c.max_settlement_amt::text AS "maxSettlementAmt", c.rate_spread_bps AS "rateSpreadBps"
+             FROM corridors c JOIN members s ON s.member_id = c.source_member_id
+            WHERE c.source_member_id = $1 AND c.destination_member_id = $2
+            ORDER BY c.destination_ccy`,
+    values: [sourceMemberId, destinationMemberId],
+  });
+  return rows;
+}
+
+export interface RateRow {
+  rateId: string;
+  sourceMemberId: string;
+  destinationMemberId: string;
+  sourceCcy: string;
+  destinationCcy: string;
+  /** Decimal text per execution interval, IMMEDIATE first. */
+  forecastRates: string[];
+  midRate: string;
+  spreadBps: number;
+  createdAt: Date;
+  expiryTime: Date;
+  usedBy: string | null;
+}
+
+const RATE_COLUMNS = `rate_id AS "rateId", source_member_id AS "sourceMemberId", destination_member_id AS "destinationMemberId",
+  source_ccy AS "sourceCcy", destination_ccy AS "destinationCcy", forecast_rates::text[] AS "forecastRates",
+  mid_rate::text AS "midRate", spread_bps AS "spreadBps", created_at AS "createdAt", expiry_time AS "expiryTime", used_by AS "usedBy"`;
+
+export async function insertRate(db: Queryable, rate: Omit<RateRow, 'usedBy'>): Promise<RateRow> {
+  const { rows } = await db.query<RateRow>({
+    name: 'settlement-rates-insert',
+    text: `INSERT INTO settlement_rates (rate_id, source_member_id, destination_member_id, source_ccy, destination_ccy,
+             forecast_rates, mid_rate, spread_bps, created_at, expiry_time)
+           VALUES ($1, $2, $3, $4, $5, $6::numeric[], $7::numeric, $8, $9, $10)
+           RETURNING ${RATE_COLUMNS}`,
+    values: [rate.rateId, rate.sourceMemberId, rate.destinationMemberId, rate.sourceCcy, rate.destinationCcy,
+      rate.forecastRates, rate.midRate, rate.spreadBps, rate.createdAt, rate.expiryTime],
+  });
+  return rows[0]!;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The member's rate lock, or undefined (also another member's, and a malformed id). */
+export async function findRate(db: Queryable, sourceMemberId: string, rateId: string, forUpdate = false): Promise<RateRow | undefined> {
+  if (!UUID.test(rateId)) return undefined;
+  const { rows } = await db.query<RateRow>(
+    `SELECT ${RATE_COLUMNS} FROM settlement_rates WHERE rate_id = $1 AND source_member_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+    [rateId, sourceMemberId],
+  );
+  return rows[0];
+}
+
+/** Ends a lock now (a lock that already ended keeps its expiry). */
+export async function expireRate(db: Queryable, sourceMemberId: string, rateId: string, now: Date): Promise<RateRow | undefined> {
+  if (!UUID.test(rateId)) return undefined;
+  const { rows } = await db.query<RateRow>(
+    `UPDATE settlement_rates SET expiry_time = GREATEST(created_at, LEAST(expiry_time, $3))
+      WHERE rate_id = $1 AND source_member_id = $2 RETURNING ${RATE_COLUMNS}`,
+    [rateId, sourceMemberId, now],
+  );
+  return rows[0];
+}
