@@ -17,7 +17,8 @@ import { CodeListEntry } from './codes/schemas.ts';
 import { DestinationMember } from './members/schemas.ts';
 import { settlementRoutes } from './settlements/routes.ts';
 import type { RatesService } from './settlements/rates.ts';
-import { SettlementRate } from './settlements/schemas.ts';
+import { SettlementRate, SettlementRecord } from './settlements/schemas.ts';
+import type { SettlementsService } from './settlements/service.ts';
 import { memberRoutes } from './members/routes.ts';
 import { providerRoutes } from './providers/routes.ts';
 import type { ProvidersService } from './providers/service.ts';
@@ -41,6 +42,7 @@ export interface AppOptions {
   providers: ProvidersService;
   payouts: PayoutsService;
   rates: RatesService;
+  settlements: SettlementsService;
 }
 
 /** One access-log line per request (not two), with the path but never the query string. */
@@ -95,7 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await registerOpenApi(app);
   // Schemas referenced by $ref from more than one area live at the root.
-  for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate]) app.addSchema(schema);
+  for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord]) app.addSchema(schema);
   registerAuth(app, { signer, clientStatus });
 
   await app.register(healthRoutes, { readiness: options.readiness });
@@ -106,7 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(payoutRoutes, { payouts: options.payouts, sandbox: options.mode === 'sandbox' });
   await app.register(payoutListRoutes, { db: options.db });
   await app.register(memberRoutes, { db: options.db });
-  await app.register(settlementRoutes, { rates: options.rates, sandbox: options.mode === 'sandbox' });
+  await app.register(settlementRoutes, { rates: options.rates, settlements: options.settlements, sandbox: options.mode === 'sandbox' });
   if (options.mode === 'sandbox') await app.register(sandboxRoutes, { db: options.db });
   return app;
 }

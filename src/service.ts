@@ -19,6 +19,7 @@ import { createSandboxRails } from './payouts/rails/sandbox.ts';
 import { NO_RAILS } from './payouts/rails/rail.ts';
 import { createPayoutsService } from './payouts/service.ts';
 import { createRatesService } from './settlements/rates.ts';
+import { createSettlementsService } from './settlements/service.ts';
 import { NO_RATE_SOURCE } from './settlements/rate-source.ts';
 import { sandboxRateSource } from './settlements/sandbox-rates.ts';
 
@@ -93,6 +94,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       db: pool, clock, lockMinutes: config.rateLockMinutes,
       source: config.mode === 'sandbox' ? sandboxRateSource : NO_RATE_SOURCE,
     });
+    const settlements = createSettlementsService({ db: pool, clock });
     const taskList = buildTaskList({
       db: pool, rails, clock, partnerTimeoutMs: config.partnerTimeoutMs, submissionRecoverySeconds: config.payoutSubmissionRecoverySeconds,
     });
@@ -115,6 +117,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       providers,
       payouts,
       rates,
+      settlements,
       readiness: {
         async notReadyReason() {
           if (!ready) return 'starting or shutting down';

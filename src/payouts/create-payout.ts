@@ -2,12 +2,13 @@
 // caller's prefund, and record the payout with its first event and its expiry job, all in one
 // transaction. Creations are group-committed (platform/batcher.ts) so that one hot prefund account
 // takes one lock and one commit for many payouts. Idempotent by sourceMemberPayoutId.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
 import { withTransaction } from '../platform/database/pool.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { enqueueJob, removeJob } from '../platform/jobs.ts';
+import { requestFingerprint } from '../platform/idempotency.ts';
 import { formatMinor, parseAmount, percentageOf, toJsonNumber } from '../platform/money.ts';
 import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
 import { createTransfers, type TransferGroup } from '../ledger/service.ts';
@@ -39,16 +40,6 @@ const BATCH_SIZE_MAX = 100;
  */
 const BATCH_CONCURRENCY_MAX = 1;
 const CORRIDOR_TTL_MS = 5000;
-
-/** A stable digest of the request: the same JSON, whatever its key order, gives the same digest. */
-export function fingerprint(value: unknown): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(canonical)
-      : v !== null && typeof v === 'object'
-        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]))
-        : v;
-  return createHash('sha256').update(JSON.stringify(canonical(value))).digest('hex');
-}
 
 export function fullName(person: Record<string, unknown>): string {
   return ['firstName', 'middleName', 'lastName', 'lastName2']
@@ -207,7 +198,7 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
 
   return {
     async create(memberId: string, input: CreatePayoutInput): Promise<CreateResult> {
-      const digest = fingerprint(input);
+      const digest = requestFingerprint(input);
       // The happy path asks nothing up front: a reused sourceMemberPayoutId shows up as a
       // conflict in the batch insert. A refusal first looks for an earlier payout under the id,
       // so that a replay answers the original even when the same request would be refused now.

@@ -79,3 +79,62 @@ export async function expireRate(db: Queryable, sourceMemberId: string, rateId: 
   );
   return rows[0];
 }
+
+export interface SettlementRow {
+  settlementId: string;
+  sourceMemberId: string;
+  destinationMemberId: string;
+  sourceCcy: string;
+  destinationCcy: string;
+  /** Decimal text, source currency. */
+  settlementAmt: string;
+  pendingAmt: string;
+  /** Decimal text. */
+  rate: string;
+  rateId: string;
+  executionInterval: string;
+  settlementStatus: string;
+  /** Decimal text, destination currency; set on completion. */
+  settlementAmtReceived: string | null;
+  notes: string | null;
+  failureReason: string | null;
+  creationTime: Date;
+  dueDate: Date;
+  completionTime: Date | null;
+  eventSequence: number;
+}
+
+const SETTLEMENT_COLUMNS = `settlement_id AS "settlementId", source_member_id AS "sourceMemberId",
+  destination_member_id AS "destinationMemberId", source_ccy AS "sourceCcy", destination_ccy AS "destinationCcy",
+  settlement_amt::text AS "settlementAmt", pending_amt::text AS "pendingAmt", rate::text AS rate, rate_id AS "rateId",
+  execution_interval AS "executionInterval", settlement_status AS "settlementStatus",
+  settlement_amt_received::text AS "settlementAmtReceived", notes, failure_reason AS "failureReason",
+  creation_time AS "creationTime", due_date AS "dueDate", completion_time AS "completionTime", event_sequence AS "eventSequence"`;
+export { SETTLEMENT_COLUMNS };
+
+export async function insertSettlement(db: Queryable, s: SettlementRow): Promise<void> {
+  await db.query({
+    name: 'settlements-insert',
+    text: `INSERT INTO settlements (settlement_id, source_member_id, destination_member_id, source_ccy, destination_ccy,
+             settlement_amt, pending_amt, rate, rate_id, execution_interval, settlement_status, notes, creation_time, due_date, event_sequence)
+           VALUES ($1, $2, $3, $4, $5, $6::numeric, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14, $15)`,
+    values: [s.settlementId, s.sourceMemberId, s.destinationMemberId, s.sourceCcy, s.destinationCcy, s.settlementAmt, s.pendingAmt,
+      s.rate, s.rateId, s.executionInterval, s.settlementStatus, s.notes, s.creationTime, s.dueDate, s.eventSequence],
+  });
+}
+
+/** Marks a (locked, unused) rate as used by the settlement. */
+export async function useRate(db: Queryable, rateId: string, settlementId: string): Promise<void> {
+  const result = await db.query('UPDATE settlement_rates SET used_by = $2 WHERE rate_id = $1 AND used_by IS NULL', [rateId, settlementId]);
+  if (result.rowCount !== 1) throw new Error(`rate ${rateId} is already used`);
+}
+
+/** The member's settlement, or undefined (also another member's, and a malformed id). */
+export async function findSettlement(db: Queryable, sourceMemberId: string, settlementId: string): Promise<SettlementRow | undefined> {
+  if (!UUID.test(settlementId)) return undefined;
+  const { rows } = await db.query<SettlementRow>(
+    `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE settlement_id = $1 AND source_member_id = $2`,
+    [settlementId, sourceMemberId],
+  );
+  return rows[0];
+}

@@ -48,3 +48,72 @@ export const RateQuery = Type.Object(
 );
 
 export const RateParams = Type.Object({ rateId: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
+
+const SettlementStatusSchema = StringEnum(
+  ['S100_SCHEDULED', 'S200_RECEIVED', 'S300_IN_PROGRESS', 'S400_FIAT_WITHDRAWAL_IN_PROGRESS', 'S500_TERMINATED', 'S600_COMPLETED', 'S700_FAILED'],
+  { description: 'S100..S400 are unfinished; S500, S600 and S700 are final' },
+);
+
+export const CreateSettlementBody = Type.Object(
+  {
+    destinationMemberId: Type.String({ pattern: '^[A-Z0-9_]*$', maxLength: 64 }),
+    settlementAmt: Type.Number({ minimum: 0.01, maximum: 999999999.99, description: 'In your source currency; at most its minor-unit decimals' }),
+    rateId: Type.String({ format: 'uuid', description: 'From GET /v2/settlement-rates: yours, unused, unexpired, for this destination member' }),
+    executionInterval: ExecutionIntervalSchema,
+    notes: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ destinationMemberId: 'PARTNER_MX', settlementAmt: 25000, rateId: rateExample.rateId, executionInterval: 'IMMEDIATE', notes: 'November top-up' }],
+  },
+);
+
+export const settlementExample = {
+  settlementId: '9a3c2b1d-4e5f-4a6b-8c7d-0e1f2a3b4c5d',
+  settlementStatus: 'S200_RECEIVED',
+  settlementAmt: 25000,
+  pendingAmt: 25000,
+  rate: 16.967039,
+  settlementAmtReceived: null,
+  sourceCcy: 'USD',
+  destinationCcy: 'MXN',
+  sourceMemberId: 'DEMO_SOURCE_1',
+  destinationMemberId: 'PARTNER_MX',
+  notes: 'November top-up',
+  creationTime: '2026-11-22T10:00:00.000Z',
+  completionTime: null,
+  dueDate: '2026-11-22T10:00:00.000Z',
+  executionInterval: 'IMMEDIATE',
+  rateId: rateExample.rateId,
+};
+
+export const SettlementRecord = Type.Object(
+  {
+    settlementId: Type.String({ format: 'uuid' }),
+    settlementStatus: SettlementStatusSchema,
+    settlementAmt: Type.Number({ description: 'Source currency' }),
+    pendingAmt: Type.Number({ description: 'Source currency still to be settled; 0 once completed' }),
+    rate: Type.Number({ description: 'The locked rate of the settlement\'s execution interval' }),
+    settlementAmtReceived: Type.Union([Type.Number(), Type.Null()], { description: 'Destination currency, settlementAmt * rate half-up; null until S600_COMPLETED' }),
+    sourceCcy: Currency,
+    destinationCcy: Currency,
+    sourceMemberId: MemberId,
+    destinationMemberId: MemberId,
+    notes: Type.Union([Type.String(), Type.Null()]),
+    creationTime: Type.String({ format: 'date-time' }),
+    completionTime: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'null unless completed' }),
+    dueDate: Type.String({ format: 'date-time', description: 'When the settlement starts: creation time plus its execution interval' }),
+    executionInterval: ExecutionIntervalSchema,
+    rateId: Type.String({ format: 'uuid', description: 'Extension: the rate lock it used' }),
+  },
+  { $id: 'Settlement', additionalProperties: false, examples: [settlementExample] },
+);
+
+export const SettlementParams = Type.Object({ settlementId: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({
+    minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]([\\x20-\\x7e]{0,253}[\\x21-\\x7e])?$',
+    description: 'Optional. The same key with the same request within 24 h answers the first answer again (header `Idempotent-Replayed: true`); with another request 422 IDEMPOTENCY_KEY_REUSED; while the first is running 409 REQUEST_IN_PROGRESS.',
+  })),
+});

@@ -39,6 +39,8 @@ const ROUTES: Array<[string, string, string | null]> = [
   ['post', '/v2/sandbox/payouts/{payoutId}/simulate', 'payouts'],
   ['get', '/v2/settlement-rates', 'settlements'],
   ['post', '/v2/sandbox/settlement-rates/{rateId}/expire', 'settlements'],
+  ['post', '/v2/settlements', 'settlements'],
+  ['get', '/v2/settlements/{settlementId}', 'settlements'],
 ];
 
 let service: TestService;
