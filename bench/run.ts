@@ -62,6 +62,8 @@ interface Scenario {
   sequence?: (token: string) => autocannon.Request[];
   /** Requests per unit of work, to report units per second (payouts created and processed). */
   requestsPerUnit?: number;
+  /** The scope of the token the scenario runs with (default payouts). */
+  token?: 'payouts' | 'settlements';
 }
 
 let payoutCounter = 0;
@@ -80,7 +82,61 @@ function payoutJson(): string {
 
 const jsonHeaders = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
 
+/** A batch of IMMEDIATE settlements created at once, and the time until the last is S600_COMPLETED. */
+async function immediateBatch(url: string, token: string, count: number): Promise<{ created: number; seconds: number; completed: number }> {
+  const started = Date.now();
+  const createdAfter = new Date(started - 1).toISOString();
+  let next = 0;
+  let created = 0;
+  const worker = async () => {
+    while (next < count) {
+      next++;
+      const rate = (await (await fetch(`${url}/v2/settlement-rates?destinationMemberId=PARTNER_PH`, { headers: { authorization: `Bearer ${token}` } })).json()) as { rateId: string };
+      const response = await fetch(`${url}/v2/settlements`, {
+        method: 'POST', headers: settlementHeaders(token),
+        body: JSON.stringify({ destinationMemberId: 'PARTNER_PH', settlementAmt: 50, rateId: rate.rateId, executionInterval: 'IMMEDIATE' }),
+      });
+      if (response.status === 201) created++;
+      await response.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 20 }, worker));
+  const deadline = started + IMMEDIATE_BATCH_LIMIT_S * 1000 * 3;
+  let completed = 0;
+  while (Date.now() < deadline) {
+    const page = (await (await fetch(`${url}/v2/settlements?settlementStatus=S600_COMPLETED&destinationMemberId=PARTNER_PH&size=1&createdAfter=${encodeURIComponent(createdAfter)}`, {
+      headers: { authorization: `Bearer ${token}` },
+    })).json()) as { totalRecords: number };
+    completed = page.totalRecords;
+    if (completed >= created) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return { created, completed, seconds: Math.round((Date.now() - started) / 100) / 10 };
+}
+
+const IMMEDIATE_BATCH = 1000;
+const IMMEDIATE_BATCH_LIMIT_S = 60;
+
 const BASIC = `Basic ${Buffer.from('demo-source-1:demo-secret-1').toString('base64')}`;
+
+const settlementHeaders = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
+
+/** Rate lock then settlement creation, one unit of work (the rate's id carried to the creation). */
+const settlementSequence = (token: string): autocannon.Request[] => [
+  {
+    method: 'GET', path: '/v2/settlement-rates?destinationMemberId=PARTNER_MX', headers: { authorization: `Bearer ${token}` },
+    onResponse: (_status, body, context) => {
+      (context as Record<string, unknown>)['rateId'] = (JSON.parse(body) as { rateId: string }).rateId;
+    },
+  },
+  {
+    method: 'POST', path: '/v2/settlements', headers: settlementHeaders(token),
+    setupRequest: (req, context) => ({
+      ...req,
+      body: JSON.stringify({ destinationMemberId: 'PARTNER_MX', settlementAmt: 100, rateId: (context as Record<string, unknown>)['rateId'], executionInterval: 'ONE_HOUR' }),
+    }),
+  },
+];
 
 const SCENARIOS: Scenario[] = [
   { name: 'hello-world (ceiling)', target: 'ceiling', request: () => ({ path: '/' }) },
@@ -120,6 +176,15 @@ const SCENARIOS: Scenario[] = [
       },
     ],
   },
+  {
+    // scheduled an hour on, so that the pipeline's work does not weigh on the creations measured here
+    name: 'rate lock + settlement (settlements/s)',
+    target: 'service',
+    token: 'settlements',
+    request: () => ({ path: '/v2/settlements', method: 'POST' }),
+    requestsPerUnit: 2,
+    sequence: settlementSequence,
+  },
 ];
 
 interface Figure {
@@ -158,12 +223,18 @@ async function main() {
       body: 'grant_type=client_credentials&scope=payouts',
     });
     const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
+    const settlementsToken = ((await (await fetch(`${service.url}/oauth2/token`, {
+      method: 'POST',
+      headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&scope=settlements',
+    })).json()) as { access_token: string }).access_token;
     const figures: Figure[] = [];
     let ceilingRps = 0;
     for (const scenario of SCENARIOS) {
       const url = scenario.target === 'ceiling' ? ceiling.url : service.url;
-      await drive(url, scenario, token, WARMUP_S);
-      const result = await drive(url, scenario, token, DURATION_S);
+      const scenarioToken = scenario.token === 'settlements' ? settlementsToken : token;
+      await drive(url, scenario, scenarioToken, WARMUP_S);
+      const result = await drive(url, scenario, scenarioToken, DURATION_S);
       const rps = result.requests.average / (scenario.requestsPerUnit ?? 1);
       if (scenario.target === 'ceiling') ceilingRps = rps;
       figures.push({
@@ -180,6 +251,8 @@ async function main() {
           `p99 ${String(result.latency.p99).padStart(3)} ms  ${(rps / ceilingRps).toFixed(2)}x ceiling  non2xx ${result.non2xx}\n`,
       );
     }
+    const batch = await immediateBatch(service.url, settlementsToken, IMMEDIATE_BATCH);
+    process.stdout.write(`${IMMEDIATE_BATCH} immediate settlements: ${batch.created} created, ${batch.completed} completed in ${batch.seconds} s\n`);
     const figure = (name: string) => figures.find((f) => f.name === name)!;
     const codes = figure('GET /v2/purpose-codes');
     const create = figure('POST /v2/payouts');
@@ -188,6 +261,14 @@ async function main() {
       purposeCodes: { ratioMin: TARGET_RATIO_MIN, p99MsMax: TARGET_P99_MS_MAX, met: codes.ratioToCeiling >= TARGET_RATIO_MIN && codes.p99Ms < TARGET_P99_MS_MAX && codes.non2xx === 0 },
       payoutCreation: { perSecondMin: 1500, p99MsMax: 50, met: create.requestsPerSecond >= 1500 && create.p99Ms < 50 && create.non2xx === 0 },
       createThenProcess: { payoutsPerSecondMin: 700, met: both.requestsPerSecond >= 700 && both.non2xx === 0 },
+      settlementCreation: {
+        settlementsPerSecondMin: 500,
+        met: figure('rate lock + settlement (settlements/s)').requestsPerSecond >= 500 && figure('rate lock + settlement (settlements/s)').non2xx === 0,
+      },
+      immediateBatch: {
+        settlements: IMMEDIATE_BATCH, secondsMax: IMMEDIATE_BATCH_LIMIT_S, ...batch,
+        met: batch.created === IMMEDIATE_BATCH && batch.completed === IMMEDIATE_BATCH && batch.seconds <= IMMEDIATE_BATCH_LIMIT_S,
+      },
     };
     for (const [name, target] of Object.entries(targets)) process.stdout.write(`target ${name}: ${target.met ? 'met' : 'NOT met'}\n`);
     const report = {

@@ -20,6 +20,9 @@ import { NO_RAILS } from './payouts/rails/rail.ts';
 import { createPayoutsService } from './payouts/service.ts';
 import { createRatesService } from './settlements/rates.ts';
 import { createSettlementsService } from './settlements/service.ts';
+import { createPipeline } from './settlements/pipeline.ts';
+import { createSandboxVenues } from './settlements/sandbox-venues.ts';
+import { NO_VENUES } from './settlements/venues.ts';
 import { NO_RATE_SOURCE } from './settlements/rate-source.ts';
 import { sandboxRateSource } from './settlements/sandbox-rates.ts';
 
@@ -94,8 +97,11 @@ export async function startService(config: Config, log: Logger): Promise<Running
       db: pool, clock, lockMinutes: config.rateLockMinutes,
       source: config.mode === 'sandbox' ? sandboxRateSource : NO_RATE_SOURCE,
     });
-    const settlements = createSettlementsService({ db: pool, clock });
+    // Real exchanges, chain and bank are new implementations of settlements/venues.ts.
+    const settlementPipeline = createPipeline({ db: pool, clock, venues: config.mode === 'sandbox' ? createSandboxVenues(pool) : NO_VENUES });
+    const settlements = createSettlementsService({ db: pool, clock, pipeline: settlementPipeline });
     const taskList = buildTaskList({
+      settlementPipeline,
       db: pool, rails, clock, partnerTimeoutMs: config.partnerTimeoutMs, submissionRecoverySeconds: config.payoutSubmissionRecoverySeconds,
     });
     // after a crash, submissions left unfinished are sent again as soon as they are due

@@ -3,9 +3,10 @@
 import type { CronItem } from 'graphile-worker';
 import type { TaskList } from './platform/jobs.ts';
 import { payoutCron, payoutTasks, type PayoutJobDeps } from './payouts/jobs.ts';
+import type { Pipeline } from './settlements/pipeline.ts';
 
-export function buildTaskList(deps: PayoutJobDeps): TaskList {
-  return { ...payoutTasks(deps) };
+export function buildTaskList(deps: PayoutJobDeps & { settlementPipeline: Pipeline }): TaskList {
+  return { ...payoutTasks(deps), ...deps.settlementPipeline.tasks };
 }
 
 export const cronItems: CronItem[] = [...payoutCron];

@@ -1,6 +1,6 @@
 // The ledger's accounts, named by what they hold. Only PREFUND accounts hold a member's money
 // and may never be overdrawn; the others are the service's own books.
-export type AccountKind = 'PREFUND' | 'PAYOUT_CLEARING' | 'FEES' | 'FUNDING';
+export type AccountKind = 'PREFUND' | 'PAYOUT_CLEARING' | 'FEES' | 'FUNDING' | 'SOURCE_FUNDS' | 'LIQUIDITY';
 
 export interface AccountSpec {
   kind: AccountKind;
@@ -33,3 +33,13 @@ export const accountKey = (spec: AccountSpec) =>
   `${spec.kind}:${spec.sourceMemberId ?? ''}:${spec.destinationMemberId ?? ''}:${spec.currency}`;
 
 export const mayOverdraw = (spec: AccountSpec) => spec.kind !== 'PREFUND';
+
+/** What a source member sends in for settlements, before it reaches the service. */
+export const sourceFundsAccount = (sourceMemberId: string, currency: string): AccountSpec => ({
+  kind: 'SOURCE_FUNDS', sourceMemberId, destinationMemberId: null, currency,
+});
+
+/** The service's own pool in a currency, through which settlements pass. */
+export const liquidityAccount = (currency: string): AccountSpec => ({
+  kind: 'LIQUIDITY', sourceMemberId: null, destinationMemberId: null, currency,
+});

@@ -13,6 +13,7 @@ import { insertEvents } from '../events/repo.ts';
 import { hoursOf, type ExecutionInterval } from './intervals.ts';
 import * as repo from './repo.ts';
 import { settlementRecord, statusEventData, type SettlementRecord } from './views.ts';
+import { enqueueStep } from './pipeline.ts';
 
 export interface CreateSettlementInput {
   destinationMemberId: string;
@@ -111,6 +112,8 @@ export function createSettlementCreator(deps: CreateSettlementDeps) {
     await insertEvents(client, [{
       memberId, type: 'settlement.status_changed', resourceId: row.settlementId, sequence: 1, data: statusEventData(row, null),
     }]);
+    if (hours === 0) await enqueueStep(client, 'buy', row.settlementId);
+    else await enqueueStep(client, 'start', row.settlementId, row.dueDate);
     return { ok: true, record: settlementRecord(row) };
   }
 

@@ -138,3 +138,113 @@ export async function findSettlement(db: Queryable, sourceMemberId: string, sett
   );
   return rows[0];
 }
+
+export async function lockSettlement(db: Queryable, settlementId: string): Promise<(SettlementRow & { failNextStep: boolean }) | undefined> {
+  const { rows } = await db.query<SettlementRow & { failNextStep: boolean }>(
+    `SELECT ${SETTLEMENT_COLUMNS}, fail_next_step AS "failNextStep" FROM settlements WHERE settlement_id = $1 FOR UPDATE`,
+    [settlementId],
+  );
+  return rows[0];
+}
+
+export async function readSettlement(db: Queryable, settlementId: string): Promise<(SettlementRow & { failNextStep: boolean }) | undefined> {
+  const { rows } = await db.query<SettlementRow & { failNextStep: boolean }>(
+    `SELECT ${SETTLEMENT_COLUMNS}, fail_next_step AS "failNextStep" FROM settlements WHERE settlement_id = $1`,
+    [settlementId],
+  );
+  return rows[0];
+}
+
+/** Writes a (locked) settlement's moving parts. */
+export async function updateSettlement(db: Queryable, s: SettlementRow, failNextStep: boolean): Promise<void> {
+  await db.query(
+    `UPDATE settlements SET settlement_status = $2, pending_amt = $3::numeric, settlement_amt_received = $4::numeric,
+            completion_time = $5, failure_reason = $6, event_sequence = $7, fail_next_step = $8
+      WHERE settlement_id = $1`,
+    [s.settlementId, s.settlementStatus, s.pendingAmt, s.settlementAmtReceived, s.completionTime, s.failureReason, s.eventSequence, failNextStep],
+  );
+}
+
+export async function setFailNextStep(db: Queryable, settlementId: string): Promise<void> {
+  await db.query('UPDATE settlements SET fail_next_step = true WHERE settlement_id = $1', [settlementId]);
+}
+
+export type Step = 'BUY' | 'TRANSFER' | 'TRANSFER_CONFIRMED' | 'SWAP' | 'WITHDRAWAL' | 'WITHDRAWAL_CONFIRMED';
+
+export async function readSteps(db: Queryable, settlementId: string): Promise<Map<Step, Record<string, string | number>>> {
+  const { rows } = await db.query<{ step: Step; result: Record<string, string | number> }>(
+    'SELECT step, result FROM settlement_steps WHERE settlement_id = $1',
+    [settlementId],
+  );
+  return new Map(rows.map((r) => [r.step, r.result]));
+}
+
+/** Records a step's result once; false when it was already recorded. */
+export async function recordStep(db: Queryable, settlementId: string, step: Step, result: object, now: Date): Promise<boolean> {
+  const inserted = await db.query(
+    `INSERT INTO settlement_steps (settlement_id, step, result, done_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+    [settlementId, step, JSON.stringify(result), now],
+  );
+  return inserted.rowCount === 1;
+}
+
+export interface SettlementListCriteria {
+  sourceMemberId: string;
+  destinationMemberId?: string;
+  settlementStatus?: string;
+  createdAfter?: Date;
+  sortField: string;
+  sortDirection: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+// Only these texts are placed into the statement; every value is a bind parameter.
+const SETTLEMENT_SORT: Record<string, string> = {
+  settlementAmt: 's.settlement_amt', completionTime: 's.completion_time', settlementAmtReceived: 's.settlement_amt_received',
+  destinationMemberId: 's.destination_member_id COLLATE "C"', rate: 's.rate', settlementStatus: 's.settlement_status COLLATE "C"',
+  settlementId: 's.settlement_id', creationTime: 's.creation_time', destinationCcy: 's.destination_ccy COLLATE "C"',
+};
+
+/** One page of the member's settlements and the count of all that match, in one statement. */
+export async function listSettlementRows(db: Queryable, c: SettlementListCriteria): Promise<{ rows: SettlementRow[]; totalRecords: number }> {
+  const sort = SETTLEMENT_SORT[c.sortField];
+  const direction = c.sortDirection === 'asc' ? 'ASC' : 'DESC';
+  if (!sort) throw new Error(`settlement list: unsupported sort field ${c.sortField}`);
+  const where = `source_member_id = $1 AND ($2::text IS NULL OR destination_member_id = $2)
+    AND ($3::text IS NULL OR settlement_status = $3) AND ($4::timestamptz IS NULL OR creation_time > $4)`;
+  const values = [c.sourceMemberId, c.destinationMemberId ?? null, c.settlementStatus ?? null, c.createdAfter ?? null];
+  const { rows } = await db.query<SettlementRow & { totalRecords: string }>(
+    `SELECT ${SETTLEMENT_COLUMNS}, count(*) OVER () AS "totalRecords" FROM settlements s WHERE ${where}
+      ORDER BY ${sort} ${direction} NULLS LAST, s.creation_time ${direction}, s.settlement_id ${direction}
+      LIMIT $5 OFFSET $6`,
+    [...values, c.limit, c.offset],
+  );
+  if (rows[0] || c.offset === 0) return { rows, totalRecords: Number(rows[0]?.totalRecords ?? 0) };
+  // a page past the end has no row to carry the count
+  const { rows: counted } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM settlements WHERE ${where}`, values);
+  return { rows: [], totalRecords: Number(counted[0]?.n ?? 0) };
+}
+
+export interface CorridorFigures extends CorridorTerms {
+  destinationMemberId: string;
+  /** Decimal text, source currency: the pendingAmt of the corridor's unfinished settlements. */
+  inFlightAmt: string;
+}
+
+/** Every corridor of the source member with what is in flight on it. */
+export async function corridorFigures(db: Queryable, sourceMemberId: string): Promise<CorridorFigures[]> {
+  const { rows } = await db.query<CorridorFigures>(
+    `SELECT c.destination_member_id AS "destinationMemberId", s.currencies[1] AS "sourceCcy", c.destination_ccy AS "destinationCcy",
+            c.active, c.max_settlement_amt::text AS "maxSettlementAmt", c.rate_spread_bps AS "rateSpreadBps",
+            coalesce((SELECT sum(x.pending_amt) FROM settlements x
+                       WHERE x.source_member_id = c.source_member_id AND x.destination_member_id = c.destination_member_id
+                         AND x.destination_ccy = c.destination_ccy
+                         AND x.settlement_status IN ('S100_SCHEDULED', 'S200_RECEIVED', 'S300_IN_PROGRESS', 'S400_FIAT_WITHDRAWAL_IN_PROGRESS')), 0)::text AS "inFlightAmt"
+       FROM corridors c JOIN members s ON s.member_id = c.source_member_id
+      WHERE c.source_member_id = $1
+      ORDER BY c.destination_member_id, c.destination_ccy`,
+    [sourceMemberId],
+  );
+  return rows;
+}

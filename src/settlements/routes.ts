@@ -6,7 +6,9 @@ import { memberOf } from '../auth/plugin.ts';
 import type { RateRefusal, RatesService } from './rates.ts';
 import type { SettlementsService } from './service.ts';
 import type { CreateSettlementInput } from './create-settlement.ts';
-import { CreateSettlementBody, IdempotencyHeaders, RateParams, RateQuery, SettlementParams } from './schemas.ts';
+import {
+  AdvanceBody, CreateSettlementBody, IdempotencyHeaders, RateParams, RateQuery, SettlementContext, SettlementList, SettlementListQuery, SettlementParams,
+} from './schemas.ts';
 
 const RATE_REFUSALS: Record<RateRefusal, [ErrorCode, string]> = {
   UNKNOWN_DESTINATION_MEMBER: ['UNKNOWN_DESTINATION_MEMBER', 'No such destination member.'],
@@ -65,6 +67,51 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
     return answer.record;
   });
 
+  app.get('/v2/settlement-context', {
+    config: { scope: 'settlements' },
+    schema: {
+      summary: 'Your corridors for settlements',
+      description: 'Every corridor of yours, active or suspended, with its largest single settlement and the amount in flight on it.',
+      tags,
+      response: { 200: SettlementContext },
+    },
+  }, async (request) => settlements.context(memberOf(request).memberId));
+
+  app.get('/v2/settlements', {
+    config: { scope: 'settlements' },
+    schema: {
+      summary: 'List settlements',
+      description:
+        'Your settlements, a page at a time (`size` 1 to 100, default 10; `page` from 0; a page past the end is empty). Default order ' +
+        '`creationTime DESC`; `sortDirection` accepts any case; empty values (completionTime, settlementAmtReceived before completion) ' +
+        'come last in both directions; ties by creationTime, then settlementId, in the same direction. `createdAfter` is strict.',
+      tags,
+      querystring: SettlementListQuery,
+      response: { 200: SettlementList, ...errorResponses(400) },
+    },
+  }, async (request) => settlements.list(memberOf(request).memberId, request.query as SettlementListQuery));
+
+  app.post('/v2/settlements/:settlementId/cancel', {
+    config: { scope: 'settlements' },
+    schema: {
+      summary: 'Cancel a scheduled settlement',
+      description: 'Extension. A settlement still S100_SCHEDULED ends as S500_TERMINATED and never starts; any other status is 409 INVALID_STATE.',
+      tags,
+      params: SettlementParams,
+      response: { 202: Type.Ref('Settlement'), ...errorResponses(404, 409) },
+    },
+  }, async (request, reply) => {
+    const { settlementId } = request.params as { settlementId: string };
+    const result = await settlements.cancel(memberOf(request).memberId, settlementId);
+    if (!result.ok) {
+      throw result.code === 'NOT_FOUND'
+        ? new ApiError('NOT_FOUND', 'No such settlement.', result.detail)
+        : new ApiError('INVALID_STATE', 'Only a scheduled settlement can be cancelled.', result.detail);
+    }
+    reply.code(202);
+    return result.record;
+  });
+
   app.get('/v2/settlements/:settlementId', {
     config: { scope: 'settlements' },
     schema: {
@@ -81,6 +128,35 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
   });
 
   if (!opts.sandbox) return;
+
+  app.post('/v2/sandbox/settlements/:settlementId/advance', {
+    config: { scope: 'settlements' },
+    schema: {
+      summary: 'Sandbox: move a settlement on now',
+      description:
+        'Runs the settlement\'s next step now: a scheduled one starts (S200_RECEIVED), a received one is bought (S300_IN_PROGRESS), ' +
+        'then the chain transfer, its confirmation and the swap (S400_FIAT_WITHDRAWAL_IN_PROGRESS), then the deposit and its ' +
+        'confirmation (S600_COMPLETED). A step that waits (chain confirmations, the deposit) may leave the status as it was. ' +
+        '`{"fail": true}` makes that step fail for good (S700_FAILED, source funds returned). A finished settlement is 409 INVALID_STATE.',
+      tags: ['Sandbox'],
+      params: SettlementParams,
+      body: AdvanceBody,
+      response: { 200: Type.Ref('Settlement'), ...errorResponses(400, 404, 409, 413, 415) },
+    },
+    // the body is optional: none is {}
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+  }, async (request) => {
+    const { settlementId } = request.params as { settlementId: string };
+    const result = await settlements.advance(memberOf(request).memberId, settlementId, request.body as { fail?: boolean });
+    if (!result.ok) {
+      throw result.code === 'NOT_FOUND'
+        ? new ApiError('NOT_FOUND', 'No such settlement.', result.detail)
+        : new ApiError('INVALID_STATE', 'The settlement is finished; it cannot move on.', result.detail);
+    }
+    return result.record;
+  });
 
   app.post('/v2/sandbox/settlement-rates/:rateId/expire', {
     config: { scope: 'settlements' },

@@ -1,6 +1,6 @@
 // The settlement area's records and inputs: one TypeBox schema each, for validation, serialisation
 // and the OpenAPI document.
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { StringEnum } from '../platform/schema.ts';
 import { EXECUTION_INTERVALS } from './intervals.ts';
 
@@ -117,3 +117,62 @@ export const IdempotencyHeaders = Type.Object({
     description: 'Optional. The same key with the same request within 24 h answers the first answer again (header `Idempotent-Replayed: true`); with another request 422 IDEMPOTENCY_KEY_REUSED; while the first is running 409 REQUEST_IN_PROGRESS.',
   })),
 });
+
+export const AdvanceBody = Type.Object(
+  { fail: Type.Optional(Type.Boolean({ description: 'The step fails for good: S700_FAILED' })) },
+  { additionalProperties: false, examples: [{ fail: true }] },
+);
+
+export const SETTLEMENT_SORT_FIELDS = [
+  'settlementAmt', 'completionTime', 'settlementAmtReceived', 'destinationMemberId', 'rate', 'settlementStatus', 'settlementId', 'creationTime', 'destinationCcy',
+] as const;
+export type SettlementSortField = (typeof SETTLEMENT_SORT_FIELDS)[number];
+
+export const SettlementListQuery = Type.Object(
+  {
+    page: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0, description: 'Zero-based page number' }),
+    size: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Settlements per page' }),
+    sortDirection: Type.String({ pattern: '^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$', default: 'DESC', description: 'ASC or DESC, in any case' }),
+    sortField: StringEnum(SETTLEMENT_SORT_FIELDS, { default: 'creationTime' }),
+    destinationMemberId: Type.Optional(Type.String({ pattern: '^[A-Z0-9_]*$', maxLength: 64, description: 'Exact match' })),
+    settlementStatus: Type.Optional(SettlementStatusSchema),
+    createdAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only settlements created strictly after this instant (RFC 3339)' })),
+  },
+  { additionalProperties: false },
+);
+export type SettlementListQuery = Static<typeof SettlementListQuery>;
+
+export const SettlementList = Type.Object(
+  {
+    settlements: Type.Array(Type.Ref('Settlement')),
+    page: Type.Integer({ minimum: 0 }),
+    size: Type.Integer({ minimum: 1 }),
+    totalPages: Type.Integer({ minimum: 0, description: 'ceil(totalRecords / size)' }),
+    totalRecords: Type.Integer({ minimum: 0, description: 'Settlements matching the filters, on all pages' }),
+  },
+  { additionalProperties: false, examples: [{ settlements: [settlementExample], page: 0, size: 10, totalPages: 1, totalRecords: 1 }] },
+);
+
+export const SettlementContext = Type.Object(
+  {
+    sourceMemberId: MemberId,
+    sourceCcy: Currency,
+    corridors: Type.Array(Type.Object({
+      destinationMemberId: MemberId,
+      destinationCcy: Currency,
+      active: Type.Boolean({ description: 'false: suspended; rates and settlements are refused (CORRIDOR_INACTIVE)' }),
+      maxSettlementAmt: Type.Number({ description: 'The largest single settlement, in sourceCcy' }),
+      inFlightAmt: Type.Number({ description: 'The pendingAmt of the corridor\'s unfinished settlements (S100 to S400), in sourceCcy' }),
+    }, { additionalProperties: false })),
+  },
+  {
+    additionalProperties: false,
+    examples: [{
+      sourceMemberId: 'DEMO_SOURCE_1', sourceCcy: 'USD',
+      corridors: [
+        { destinationMemberId: 'PARTNER_GH', destinationCcy: 'GHS', active: false, maxSettlementAmt: 50000, inFlightAmt: 0 },
+        { destinationMemberId: 'PARTNER_MX', destinationCcy: 'MXN', active: true, maxSettlementAmt: 500000, inFlightAmt: 25000 },
+      ],
+    }],
+  },
+);

@@ -4,16 +4,73 @@ import type { Db } from '../platform/database/pool.ts';
 import { createSettlementCreator } from './create-settlement.ts';
 import * as repo from './repo.ts';
 import { settlementRecord } from './views.ts';
+import type { Pipeline } from './pipeline.ts';
+import type { SettlementListQuery } from './schemas.ts';
+import { findMember } from '../members/repo.ts';
 
 export interface SettlementsDeps {
   db: Db;
   clock: Clock;
+  pipeline: Pipeline;
 }
+
+export type AdvanceResult =
+  | { ok: true; record: ReturnType<typeof settlementRecord> }
+  | { ok: false; code: 'NOT_FOUND' | 'INVALID_STATE'; detail: string };
 
 export function createSettlementsService(deps: SettlementsDeps) {
   const creator = createSettlementCreator(deps);
   return {
     create: creator.create,
+
+    /** Sandbox: runs the settlement's next step now (a scheduled one starts); `fail` makes that step fail for good. */
+    async advance(memberId: string, settlementId: string, options: { fail?: boolean }): Promise<AdvanceResult> {
+      const row = await repo.findSettlement(deps.db, memberId, settlementId);
+      if (!row) return { ok: false, code: 'NOT_FOUND', detail: `settlementId: ${settlementId}` };
+      const step = await deps.pipeline.nextStep(row);
+      if (!step) return { ok: false, code: 'INVALID_STATE', detail: `settlementStatus: ${row.settlementStatus}` };
+      if (options.fail) await repo.setFailNextStep(deps.db, settlementId);
+      await deps.pipeline.steps[step](settlementId, true);
+      return { ok: true, record: settlementRecord((await repo.findSettlement(deps.db, memberId, settlementId))!) };
+    },
+
+    async cancel(memberId: string, settlementId: string): Promise<AdvanceResult> {
+      const result = await deps.pipeline.cancel(memberId, settlementId);
+      return result.ok ? { ok: true, record: settlementRecord(result.row) } : result;
+    },
+
+    /** One page of the caller's settlements (the query already checked by the route schema). */
+    async list(memberId: string, query: SettlementListQuery) {
+      const { rows, totalRecords } = await repo.listSettlementRows(deps.db, {
+        sourceMemberId: memberId,
+        destinationMemberId: query.destinationMemberId,
+        settlementStatus: query.settlementStatus,
+        createdAfter: query.createdAfter === undefined ? undefined : new Date(query.createdAfter),
+        sortField: query.sortField,
+        sortDirection: query.sortDirection.toLowerCase() === 'asc' ? 'asc' : 'desc',
+        limit: query.size,
+        offset: query.page * query.size,
+      });
+      return { settlements: rows.map(settlementRecord), page: query.page, size: query.size, totalPages: Math.ceil(totalRecords / query.size), totalRecords };
+    },
+
+    /** GET /v2/settlement-context: the caller's corridors with their maximum and what is in flight. */
+    async context(memberId: string) {
+      const corridors = await repo.corridorFigures(deps.db, memberId);
+      const member = await findMember(deps.db, memberId);
+      return {
+        sourceMemberId: memberId,
+        sourceCcy: member?.currencies[0] ?? '',
+        corridors: corridors.map((c) => ({
+          destinationMemberId: c.destinationMemberId,
+          destinationCcy: c.destinationCcy,
+          active: c.active,
+          maxSettlementAmt: Number(c.maxSettlementAmt),
+          inFlightAmt: Number(c.inFlightAmt),
+        })),
+      };
+    },
+
     async get(memberId: string, settlementId: string) {
       const row = await repo.findSettlement(deps.db, memberId, settlementId);
       return row && settlementRecord(row);

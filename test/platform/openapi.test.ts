@@ -40,7 +40,11 @@ const ROUTES: Array<[string, string, string | null]> = [
   ['get', '/v2/settlement-rates', 'settlements'],
   ['post', '/v2/sandbox/settlement-rates/{rateId}/expire', 'settlements'],
   ['post', '/v2/settlements', 'settlements'],
+  ['post', '/v2/sandbox/settlements/{settlementId}/advance', 'settlements'],
   ['get', '/v2/settlements/{settlementId}', 'settlements'],
+  ['get', '/v2/settlements', 'settlements'],
+  ['get', '/v2/settlement-context', 'settlements'],
+  ['post', '/v2/settlements/{settlementId}/cancel', 'settlements'],
 ];
 
 let service: TestService;
