@@ -21,6 +21,7 @@ import { createPayoutsService } from './payouts/service.ts';
 import { createRatesService } from './settlements/rates.ts';
 import { createSettlementsService } from './settlements/service.ts';
 import { createPipeline } from './settlements/pipeline.ts';
+import { createDirectory } from './settlements/directory.ts';
 import { createSandboxVenues } from './settlements/sandbox-venues.ts';
 import { NO_VENUES } from './settlements/venues.ts';
 import { NO_RATE_SOURCE } from './settlements/rate-source.ts';
@@ -93,13 +94,14 @@ export async function startService(config: Config, log: Logger): Promise<Running
       },
     });
     // A price feed is a new implementation of settlements/rate-source.ts; until one is connected, production quotes nothing.
+    const directory = createDirectory(pool, clock);
     const rates = createRatesService({
-      db: pool, clock, lockMinutes: config.rateLockMinutes,
+      db: pool, clock, lockMinutes: config.rateLockMinutes, directory,
       source: config.mode === 'sandbox' ? sandboxRateSource : NO_RATE_SOURCE,
     });
     // Real exchanges, chain and bank are new implementations of settlements/venues.ts.
     const settlementPipeline = createPipeline({ db: pool, clock, venues: config.mode === 'sandbox' ? createSandboxVenues(pool) : NO_VENUES });
-    const settlements = createSettlementsService({ db: pool, clock, pipeline: settlementPipeline });
+    const settlements = createSettlementsService({ db: pool, clock, pipeline: settlementPipeline, directory });
     const taskList = buildTaskList({
       settlementPipeline,
       db: pool, rails, clock, partnerTimeoutMs: config.partnerTimeoutMs, submissionRecoverySeconds: config.payoutSubmissionRecoverySeconds,

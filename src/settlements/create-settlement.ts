@@ -2,18 +2,21 @@
 // the rate of its execution interval, the rate marked used, and its first event, in one
 // transaction under a lock on the rate (so a rate serves one settlement, however many ask).
 // Optional Idempotency-Key: the answer (a refusal too) is stored with the work and replayed.
+// Creations are group-committed (platform/batcher.ts): many share one transaction, one commit and
+// one insert of their pipeline jobs; each still takes its own rate's lock.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
 import { claimKey, completeKey, releaseKey, requestFingerprint, type KeyRef } from '../platform/idempotency.ts';
 import type { ErrorCode } from '../platform/http/errors.ts';
 import { formatMinor, parseAmount } from '../platform/money.ts';
-import { findMember } from '../members/repo.ts';
-import { insertEvents } from '../events/repo.ts';
+import { createDirectory, type Directory } from './directory.ts';
+import { createBatcher } from '../platform/batcher.ts';
+import { enqueueJobs, type JobSpec } from '../platform/jobs.ts';
 import { hoursOf, type ExecutionInterval } from './intervals.ts';
 import * as repo from './repo.ts';
 import { settlementRecord, statusEventData, type SettlementRecord } from './views.ts';
-import { enqueueStep } from './pipeline.ts';
+import { stepJob } from './pipeline.ts';
 
 export interface CreateSettlementInput {
   destinationMemberId: string;
@@ -50,27 +53,43 @@ export type CreateAnswer =
 
 export const CREATE_OPERATION = 'POST /v2/settlements';
 
+const errorAnswer = (code: CreateRefusal, detail: string): ErrorAnswer => ({ code, message: CREATE_REFUSAL_MESSAGES[code], detail });
+const statusOf = (code: CreateRefusal) => (code === 'VALIDATION_ERROR' ? 400 : 422);
+
 const refuse = (code: CreateRefusal, detail: string) => ({ ok: false as const, code, detail });
 type Checked = { ok: true; record: SettlementRecord } | ReturnType<typeof refuse>;
 
 export interface CreateSettlementDeps {
   db: Db;
   clock: Clock;
+  directory?: Directory;
 }
 
+interface Item {
+  memberId: string;
+  input: CreateSettlementInput;
+  key?: KeyRef;
+}
+
+const BATCH_SIZE_MAX = 100;
+/** Creations of different rates share no lock: a few batches may commit side by side. */
+const BATCH_CONCURRENCY_MAX = 2;
+
 export function createSettlementCreator(deps: CreateSettlementDeps) {
-  /** The checks and the writes, in the caller's transaction. */
-  async function createIn(client: Queryable, memberId: string, input: CreateSettlementInput): Promise<Checked> {
-    const caller = await findMember(client, memberId);
+  const directory = deps.directory ?? createDirectory(deps.db, deps.clock);
+
+  /** The checks and the writes, in the caller's transaction; the pipeline's first job is left to the caller. */
+  async function createIn(client: Queryable, memberId: string, input: CreateSettlementInput, jobs: JobSpec[]): Promise<Checked> {
+    const caller = await directory.member(memberId);
     const sourceCcy = caller?.currencies[0];
     if (!sourceCcy) throw new Error(`source member ${memberId} has no currency`);
     const amount = parseAmount(input.settlementAmt, sourceCcy);
     if (!amount.ok) return refuse('VALIDATION_ERROR', `settlementAmt: more decimals than ${sourceCcy} has`);
-    const destination = await findMember(client, input.destinationMemberId);
+    const destination = await directory.member(input.destinationMemberId);
     if (destination?.kind !== 'DESTINATION') {
       return refuse('UNKNOWN_DESTINATION_MEMBER', `destinationMemberId: ${input.destinationMemberId} is not a destination member`);
     }
-    const corridors = await repo.corridorTerms(client, memberId, destination.memberId);
+    const corridors = await directory.corridors(memberId, destination.memberId);
     if (!corridors.some((c) => c.active)) return refuse('CORRIDOR_INACTIVE', `destinationMemberId: no active corridor to ${destination.memberId}`);
     const rate = await repo.findRate(client, memberId, input.rateId, true);
     if (!rate) return refuse('RATE_NOT_FOUND', `rateId: ${input.rateId}`);
@@ -107,27 +126,39 @@ export function createSettlementCreator(deps: CreateSettlementDeps) {
       completionTime: null,
       eventSequence: 1,
     };
-    await repo.insertSettlement(client, row);
-    await repo.useRate(client, rate.rateId, row.settlementId);
-    await insertEvents(client, [{
+    await repo.insertSettlement(client, row, {
       memberId, type: 'settlement.status_changed', resourceId: row.settlementId, sequence: 1, data: statusEventData(row, null),
-    }]);
-    if (hours === 0) await enqueueStep(client, 'buy', row.settlementId);
-    else await enqueueStep(client, 'start', row.settlementId, row.dueDate);
+    });
+    jobs.push(hours === 0 ? stepJob('buy', row.settlementId) : stepJob('start', row.settlementId, row.dueDate));
     return { ok: true, record: settlementRecord(row) };
   }
 
-  const errorAnswer = (code: CreateRefusal, detail: string): ErrorAnswer => ({ code, message: CREATE_REFUSAL_MESSAGES[code], detail });
-  const statusOf = (code: CreateRefusal) => (code === 'VALIDATION_ERROR' ? 400 : 422);
+
+  /** One transaction for many creations: each checked and written in turn, the answers of their keys stored, their jobs added at once. */
+  async function runBatch(items: Item[]): Promise<CreateAnswer[]> {
+    return withTransaction(deps.db, async (client) => {
+      const jobs: JobSpec[] = [];
+      const answers: CreateAnswer[] = [];
+      for (const item of items) {
+        const result = await createIn(client, item.memberId, item.input, jobs);
+        const answer: CreateAnswer = result.ok
+          ? { ok: true, record: result.record, replayed: false }
+          : { ok: false, status: statusOf(result.code), error: errorAnswer(result.code, result.detail), replayed: false };
+        if (item.key) await completeKey(client, item.key, answer.ok ? 201 : answer.status, answer.ok ? answer.record : answer.error);
+        answers.push(answer);
+      }
+      await enqueueJobs(client, jobs);
+      return answers;
+    });
+  }
+
+  const batcher = createBatcher<Item, CreateAnswer>({ run: runBatch, batchSizeMax: BATCH_SIZE_MAX, concurrencyMax: BATCH_CONCURRENCY_MAX });
 
   return {
     async create(memberId: string, input: CreateSettlementInput, idempotencyKey?: string): Promise<CreateAnswer> {
-      if (idempotencyKey === undefined) {
-        const result = await withTransaction(deps.db, (client) => createIn(client, memberId, input));
-        return result.ok ? { ...result, replayed: false } : { ok: false, status: statusOf(result.code), error: errorAnswer(result.code, result.detail), replayed: false };
-      }
-      const ref: KeyRef = { memberId, operation: CREATE_OPERATION, key: idempotencyKey };
-      const claim = await claimKey(deps.db, ref, requestFingerprint(input), deps.clock.now());
+      if (idempotencyKey === undefined) return batcher.submit({ memberId, input });
+      const key: KeyRef = { memberId, operation: CREATE_OPERATION, key: idempotencyKey };
+      const claim = await claimKey(deps.db, key, requestFingerprint(input), deps.clock.now());
       if (claim.kind === 'REPLAY') {
         return claim.status === 201
           ? { ok: true, record: claim.body as SettlementRecord, replayed: true }
@@ -140,18 +171,9 @@ export function createSettlementCreator(deps: CreateSettlementDeps) {
         return { ok: false, status: 409, replayed: false, error: { code: 'REQUEST_IN_PROGRESS', message: 'The first request with this Idempotency-Key has not finished.', detail: 'Idempotency-Key: retry when it has' } };
       }
       try {
-        return await withTransaction(deps.db, async (client) => {
-          const result = await createIn(client, memberId, input);
-          if (result.ok) {
-            await completeKey(client, ref, 201, result.record);
-            return { ...result, replayed: false };
-          }
-          const error = errorAnswer(result.code, result.detail);
-          await completeKey(client, ref, statusOf(result.code), error);
-          return { ok: false, status: statusOf(result.code), error, replayed: false };
-        });
+        return await batcher.submit({ memberId, input, key });
       } catch (error) {
-        await releaseKey(deps.db, ref).catch(() => undefined);
+        await releaseKey(deps.db, key).catch(() => undefined);
         throw error;
       }
     },

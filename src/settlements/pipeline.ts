@@ -17,7 +17,7 @@ import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
-import { enqueueJob, removeJob } from '../platform/jobs.ts';
+import { enqueueJob, removeJob, type JobSpec } from '../platform/jobs.ts';
 import { convert, formatMinor, parseAmount } from '../platform/money.ts';
 import { liquidityAccount, prefundAccount, sourceFundsAccount, type AccountSpec } from '../ledger/accounts.ts';
 import { createTransfers } from '../ledger/service.ts';
@@ -42,9 +42,14 @@ const STEP_MAX_ATTEMPTS = 10;
 
 const jobKey = (settlementId: string) => `settlement:${settlementId}`;
 
-/** The settlement's next step; one job per settlement at a time (the key replaces a pending one). */
+/** The job of a settlement's next step; one job per settlement at a time (the key replaces a pending one). */
+export const stepJob = (step: StepName, settlementId: string, runAt?: Date): JobSpec => ({
+  task: SETTLEMENT_TASKS[step], payload: { settlementId }, jobKey: jobKey(settlementId), maxAttempts: STEP_MAX_ATTEMPTS, ...(runAt ? { runAt } : {}),
+});
+
 export async function enqueueStep(client: Queryable, step: StepName, settlementId: string, runAt?: Date): Promise<void> {
-  await enqueueJob(client, SETTLEMENT_TASKS[step], { settlementId }, { jobKey: jobKey(settlementId), maxAttempts: STEP_MAX_ATTEMPTS, ...(runAt ? { runAt } : {}) });
+  const job = stepJob(step, settlementId, runAt);
+  await enqueueJob(client, job.task, job.payload, job);
 }
 
 export interface PipelineDeps {

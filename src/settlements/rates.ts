@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
 import { divideHalfUp, formatScaled } from '../platform/money.ts';
-import { findMember } from '../members/repo.ts';
+import { createDirectory, type Directory } from './directory.ts';
 import { EXECUTION_INTERVALS } from './intervals.ts';
 import { RATE_DECIMALS, assertQuote, type RateSource } from './rate-source.ts';
 import * as repo from './repo.ts';
@@ -28,6 +28,7 @@ export interface RatesDeps {
   source: RateSource;
   clock: Clock;
   lockMinutes: number;
+  directory?: Directory;
 }
 
 const BPS = 10_000n;
@@ -49,9 +50,10 @@ type Result<T> = { ok: true; value: T } | { ok: false; code: RateRefusal; detail
 const refuse = (code: RateRefusal, detail: string) => ({ ok: false as const, code, detail });
 
 export function createRatesService(deps: RatesDeps) {
+  const directory = deps.directory ?? createDirectory(deps.db, deps.clock);
   return {
     async lock(memberId: string, query: { destinationMemberId: string; destinationCcy?: string }): Promise<Result<RateRecord>> {
-      const destination = await findMember(deps.db, query.destinationMemberId);
+      const destination = await directory.member(query.destinationMemberId);
       if (destination?.kind !== 'DESTINATION') {
         return refuse('UNKNOWN_DESTINATION_MEMBER', `destinationMemberId: ${query.destinationMemberId} is not a destination member`);
       }
@@ -62,7 +64,7 @@ export function createRatesService(deps: RatesDeps) {
       if (!destination.currencies.includes(currency)) {
         return refuse('UNSUPPORTED_CURRENCY', `destinationCcy: ${destination.memberId} settles in ${destination.currencies.join(', ')}`);
       }
-      const corridor = (await repo.corridorTerms(deps.db, memberId, destination.memberId)).find((c) => c.destinationCcy === currency);
+      const corridor = (await directory.corridors(memberId, destination.memberId)).find((c) => c.destinationCcy === currency);
       if (!corridor?.active) return refuse('CORRIDOR_INACTIVE', `destinationMemberId: no active corridor to ${destination.memberId} in ${currency}`);
       const now = deps.clock.now();
       const quote = await deps.source.quote(corridor.sourceCcy, currency, now);

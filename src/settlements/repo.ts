@@ -1,6 +1,7 @@
 // SQL for the settlement area: corridor terms and rate locks. Rates leave and enter as exact
 // decimal text.
 import type { Queryable } from '../platform/database/pool.ts';
+import type { NewEvent } from '../events/repo.ts';
 
 export interface CorridorTerms {
   sourceCcy: string;
@@ -44,12 +45,18 @@ const RATE_COLUMNS = `rate_id AS "rateId", source_member_id AS "sourceMemberId",
   source_ccy AS "sourceCcy", destination_ccy AS "destinationCcy", forecast_rates::text[] AS "forecastRates",
   mid_rate::text AS "midRate", spread_bps AS "spreadBps", created_at AS "createdAt", expiry_time AS "expiryTime", used_by AS "usedBy"`;
 
+/**
+ * Records a rate lock without waiting for the disk (synchronous_commit off for this statement's
+ * transaction): a lock lost with a database crash only means the client locks another (its rateId
+ * is then RATE_NOT_FOUND). A settlement that uses the lock commits durably, and with it the lock.
+ */
 export async function insertRate(db: Queryable, rate: Omit<RateRow, 'usedBy'>): Promise<RateRow> {
   const { rows } = await db.query<RateRow>({
     name: 'settlement-rates-insert',
-    text: `INSERT INTO settlement_rates (rate_id, source_member_id, destination_member_id, source_ccy, destination_ccy,
+    text: `WITH settings AS (SELECT set_config('synchronous_commit', 'off', true))
+           INSERT INTO settlement_rates (rate_id, source_member_id, destination_member_id, source_ccy, destination_ccy,
              forecast_rates, mid_rate, spread_bps, created_at, expiry_time)
-           VALUES ($1, $2, $3, $4, $5, $6::numeric[], $7::numeric, $8, $9, $10)
+           SELECT $1, $2, $3, $4, $5, $6::numeric[], $7::numeric, $8, $9, $10 FROM settings
            RETURNING ${RATE_COLUMNS}`,
     values: [rate.rateId, rate.sourceMemberId, rate.destinationMemberId, rate.sourceCcy, rate.destinationCcy,
       rate.forecastRates, rate.midRate, rate.spreadBps, rate.createdAt, rate.expiryTime],
@@ -112,21 +119,30 @@ const SETTLEMENT_COLUMNS = `settlement_id AS "settlementId", source_member_id AS
   creation_time AS "creationTime", due_date AS "dueDate", completion_time AS "completionTime", event_sequence AS "eventSequence"`;
 export { SETTLEMENT_COLUMNS };
 
-export async function insertSettlement(db: Queryable, s: SettlementRow): Promise<void> {
-  await db.query({
+/**
+ * Inserts a new settlement, marks its (locked, unused) rate as used by it and writes its first
+ * event, in one statement.
+ */
+export async function insertSettlement(db: Queryable, s: SettlementRow, firstEvent: NewEvent): Promise<void> {
+  const { rows } = await db.query<{ used: number }>({
     name: 'settlements-insert',
-    text: `INSERT INTO settlements (settlement_id, source_member_id, destination_member_id, source_ccy, destination_ccy,
-             settlement_amt, pending_amt, rate, rate_id, execution_interval, settlement_status, notes, creation_time, due_date, event_sequence)
-           VALUES ($1, $2, $3, $4, $5, $6::numeric, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14, $15)`,
+    text: `WITH inserted AS (
+             INSERT INTO settlements (settlement_id, source_member_id, destination_member_id, source_ccy, destination_ccy,
+               settlement_amt, pending_amt, rate, rate_id, execution_interval, settlement_status, notes, creation_time, due_date, event_sequence)
+             VALUES ($1, $2, $3, $4, $5, $6::numeric, $7::numeric, $8::numeric, $9, $10, $11, $12, $13, $14, $15)
+             RETURNING settlement_id, rate_id),
+           used AS (
+             UPDATE settlement_rates r SET used_by = i.settlement_id FROM inserted i
+              WHERE r.rate_id = i.rate_id AND r.used_by IS NULL RETURNING 1),
+           event AS (
+             INSERT INTO events (member_id, type, resource_id, sequence, data)
+             SELECT $2, $16, settlement_id::text, $15, $17::jsonb FROM inserted)
+           SELECT count(*)::int AS used FROM used`,
     values: [s.settlementId, s.sourceMemberId, s.destinationMemberId, s.sourceCcy, s.destinationCcy, s.settlementAmt, s.pendingAmt,
-      s.rate, s.rateId, s.executionInterval, s.settlementStatus, s.notes, s.creationTime, s.dueDate, s.eventSequence],
+      s.rate, s.rateId, s.executionInterval, s.settlementStatus, s.notes, s.creationTime, s.dueDate, s.eventSequence,
+      firstEvent.type, JSON.stringify(firstEvent.data)],
   });
-}
-
-/** Marks a (locked, unused) rate as used by the settlement. */
-export async function useRate(db: Queryable, rateId: string, settlementId: string): Promise<void> {
-  const result = await db.query('UPDATE settlement_rates SET used_by = $2 WHERE rate_id = $1 AND used_by IS NULL', [rateId, settlementId]);
-  if (result.rowCount !== 1) throw new Error(`rate ${rateId} is already used`);
+  if (rows[0]?.used !== 1) throw new Error(`rate ${s.rateId} is already used`);
 }
 
 /** The member's settlement, or undefined (also another member's, and a malformed id). */

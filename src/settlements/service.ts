@@ -5,6 +5,7 @@ import { createSettlementCreator } from './create-settlement.ts';
 import * as repo from './repo.ts';
 import { settlementRecord } from './views.ts';
 import type { Pipeline } from './pipeline.ts';
+import type { Directory } from './directory.ts';
 import type { SettlementListQuery } from './schemas.ts';
 import { findMember } from '../members/repo.ts';
 
@@ -12,6 +13,7 @@ export interface SettlementsDeps {
   db: Db;
   clock: Clock;
   pipeline: Pipeline;
+  directory?: Directory;
 }
 
 export type AdvanceResult =
