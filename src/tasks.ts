@@ -4,9 +4,17 @@ import type { CronItem } from 'graphile-worker';
 import type { TaskList } from './platform/jobs.ts';
 import { payoutCron, payoutTasks, type PayoutJobDeps } from './payouts/jobs.ts';
 import type { Pipeline } from './settlements/pipeline.ts';
+import { PURGE_CRON, PURGE_TASK, purgeExpiredKeysTask } from './platform/idempotency.ts';
 
 export function buildTaskList(deps: PayoutJobDeps & { settlementPipeline: Pipeline }): TaskList {
-  return { ...payoutTasks(deps), ...deps.settlementPipeline.tasks };
+  return {
+    ...payoutTasks(deps),
+    ...deps.settlementPipeline.tasks,
+    [PURGE_TASK]: purgeExpiredKeysTask(deps.db, () => deps.clock.now()),
+  };
 }
 
-export const cronItems: CronItem[] = [...payoutCron];
+export const cronItems: CronItem[] = [
+  ...payoutCron,
+  { task: PURGE_TASK, match: PURGE_CRON, options: { backfillPeriod: 0, jobKey: PURGE_TASK } },
+];

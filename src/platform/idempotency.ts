@@ -4,6 +4,7 @@
 // a retry while the first is still running is REQUEST_IN_PROGRESS. Keys are kept KEY_TTL_MS.
 import { createHash } from 'node:crypto';
 import type { Queryable } from './database/pool.ts';
+import type { Task } from 'graphile-worker';
 
 export const KEY_TTL_MS = 24 * 3_600_000;
 /** A claim older than this whose answer was never stored belongs to a request that died: it may be taken over. */
@@ -92,8 +93,17 @@ export async function releaseKey(db: Queryable, ref: KeyRef): Promise<void> {
   );
 }
 
+export const PURGE_TASK = 'idempotency.purge_expired_keys';
+/** Every hour, forgets the keys past their 24 hours. */
+export const PURGE_CRON = '17 * * * *';
+
 /** Forgets keys past their 24 hours; returns how many. */
 export async function deleteExpiredKeys(db: Queryable, now: Date): Promise<number> {
   const result = await db.query('DELETE FROM idempotency_keys WHERE expires_at <= $1', [now]);
   return result.rowCount ?? 0;
 }
+
+export const purgeExpiredKeysTask = (db: Queryable, now: () => Date): Task => async (_payload, helpers) => {
+  const purged = await deleteExpiredKeys(db, now());
+  if (purged > 0) helpers.logger.info(`forgot ${purged} idempotency keys past 24 hours`);
+};

@@ -69,6 +69,18 @@ export function formatScaled(value: bigint, scale: number): string {
   return `${negative ? '-' : ''}${int}${frac}`;
 }
 
+/**
+ * Exact decimal text (a NUMERIC column, a rate) as the JSON number the records carry; throws when
+ * no JSON number has exactly that value (more than about 15 significant digits).
+ */
+export function decimalToJsonNumber(text: string): number {
+  const trim = (t: string) => (t.includes('.') ? t.replace(/\.?0+$/, '') : t);
+  const value = Number(text);
+  const back = decimalText(value);
+  if (back === undefined || trim(back) !== trim(text.trim())) throw new Error(`${text} has no exact JSON number`);
+  return value;
+}
+
 /** Minor units as the JSON number the records carry (its decimal text is exact). */
 export function toJsonNumber(minor: bigint, currency: string): number {
   return Number(formatMinor(minor, currency));

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
-import { divideHalfUp, formatScaled } from '../platform/money.ts';
+import { decimalToJsonNumber, divideHalfUp, formatScaled } from '../platform/money.ts';
 import { createDirectory, type Directory } from './directory.ts';
 import { EXECUTION_INTERVALS } from './intervals.ts';
 import { RATE_DECIMALS, assertQuote, type RateSource } from './rate-source.ts';
@@ -40,9 +40,9 @@ export function rateRecord(row: repo.RateRow): RateRecord {
     destinationMemberId: row.destinationMemberId,
     sourceCcy: row.sourceCcy,
     destinationCcy: row.destinationCcy,
-    rate: Number(row.forecastRates[0]),
+    rate: decimalToJsonNumber(row.forecastRates[0]!),
     expiryTime: row.expiryTime.toISOString(),
-    forecastRates: EXECUTION_INTERVALS.map((executionInterval, i) => ({ executionInterval, rate: Number(row.forecastRates[i]) })),
+    forecastRates: EXECUTION_INTERVALS.map((executionInterval, i) => ({ executionInterval, rate: decimalToJsonNumber(row.forecastRates[i]!) })),
   };
 }
 

@@ -8,6 +8,7 @@ import type { Pipeline } from './pipeline.ts';
 import type { Directory } from './directory.ts';
 import type { SettlementListQuery } from './schemas.ts';
 import { findMember } from '../members/repo.ts';
+import { decimalToJsonNumber } from '../platform/money.ts';
 
 export interface SettlementsDeps {
   db: Db;
@@ -67,8 +68,8 @@ export function createSettlementsService(deps: SettlementsDeps) {
           destinationMemberId: c.destinationMemberId,
           destinationCcy: c.destinationCcy,
           active: c.active,
-          maxSettlementAmt: Number(c.maxSettlementAmt),
-          inFlightAmt: Number(c.inFlightAmt),
+          maxSettlementAmt: decimalToJsonNumber(c.maxSettlementAmt),
+          inFlightAmt: decimalToJsonNumber(c.inFlightAmt),
         })),
       };
     },

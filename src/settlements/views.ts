@@ -1,15 +1,16 @@
 // What a settlement looks like on the wire (the description's settlement record, with
 // executionInterval and rateId as extensions).
+import { decimalToJsonNumber } from '../platform/money.ts';
 import type { SettlementRow } from './repo.ts';
 
 export function settlementRecord(row: SettlementRow) {
   return {
     settlementId: row.settlementId,
     settlementStatus: row.settlementStatus,
-    settlementAmt: Number(row.settlementAmt),
-    pendingAmt: Number(row.pendingAmt),
-    rate: Number(row.rate),
-    settlementAmtReceived: row.settlementAmtReceived === null ? null : Number(row.settlementAmtReceived),
+    settlementAmt: decimalToJsonNumber(row.settlementAmt),
+    pendingAmt: decimalToJsonNumber(row.pendingAmt),
+    rate: decimalToJsonNumber(row.rate),
+    settlementAmtReceived: row.settlementAmtReceived === null ? null : decimalToJsonNumber(row.settlementAmtReceived),
     sourceCcy: row.sourceCcy,
     destinationCcy: row.destinationCcy,
     sourceMemberId: row.sourceMemberId,

@@ -1,7 +1,7 @@
 // The money module: exact parsing of JSON numbers, minor units, half-up rounding.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { convert, decimalText, divideHalfUp, formatMinor, parseAmount, percentageOf, toJsonNumber } from '../../src/platform/money.ts';
+import { convert, decimalText, decimalToJsonNumber, divideHalfUp, formatMinor, parseAmount, percentageOf, toJsonNumber } from '../../src/platform/money.ts';
 
 describe('parsing amounts', () => {
   test('a JSON number is read through its shortest decimal text', () => {
@@ -39,6 +39,21 @@ describe('formatting', () => {
     assert.equal(formatMinor(120n, 'JPY'), '120');
     assert.equal(toJsonNumber(29n, 'USD'), 0.29);
     assert.equal(JSON.stringify({ a: toJsonNumber(99999999999n, 'USD') }), '{"a":999999999.99}');
+  });
+});
+
+describe('stored decimals as JSON numbers', () => {
+  test('a NUMERIC text becomes the JSON number with exactly its value, trailing zeros or not', () => {
+    assert.equal(decimalToJsonNumber('1234.5700'), 1234.57);
+    assert.equal(decimalToJsonNumber('16.967039'), 16.967039);
+    assert.equal(decimalToJsonNumber('0.0000'), 0);
+    assert.equal(decimalToJsonNumber('500000'), 500000);
+    assert.equal(decimalToJsonNumber('999999999.99'), 999999999.99);
+  });
+  test('text that no JSON number holds exactly is refused, not rounded', () => {
+    assert.throws(() => decimalToJsonNumber('12345678901234567.89'), /no exact JSON number/);
+    assert.throws(() => decimalToJsonNumber('0.1000000000000000055511151231257827'), /no exact JSON number/);
+    assert.throws(() => decimalToJsonNumber('abc'), /no exact JSON number/);
   });
 });
 

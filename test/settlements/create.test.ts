@@ -226,3 +226,18 @@ describe('concurrency', () => {
     assert.equal(await countSettlements(rate.rateId), 1);
   });
 });
+
+describe('keys past 24 hours', () => {
+  test('the hourly purge forgets them, and only them', async () => {
+    const { purgeExpiredKeysTask } = await import('../../src/platform/idempotency.ts');
+    const [old, fresh] = [randomUUID(), randomUUID()];
+    assert.equal((await create(body((await lockRate()).rateId), { 'idempotency-key': old })).status, 201);
+    assert.equal((await create(body((await lockRate()).rateId), { 'idempotency-key': fresh })).status, 201);
+    await service.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE idempotency_key = $1`, [old]);
+    const logged: string[] = [];
+    await purgeExpiredKeysTask(service.db, () => new Date())({}, { logger: { info: (m: string) => logged.push(m) } } as never);
+    const { rows } = await service.db.query(`SELECT idempotency_key AS k FROM idempotency_keys WHERE idempotency_key = ANY($1)`, [[old, fresh]]);
+    assert.deepEqual(rows.map((r) => r.k), [fresh]);
+    assert.ok(logged.some((m) => /forgot [1-9]\d* idempotency keys/.test(m)));
+  });
+});

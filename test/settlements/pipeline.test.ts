@@ -142,6 +142,19 @@ describe('failures', () => {
     assert.match(rows[0].reason, /sandbox/);
   });
 
+  test('fail during the fiat withdrawal: S400 -> S700_FAILED, source funds returned, the prefund untouched', async () => {
+    const prefundBefore = await prefundMx();
+    const id = String((await settle({ settlementAmt: 75.25 }))['settlementId']);
+    await advanceTo(id, 'S400_FIAT_WITHDRAWAL_IN_PROGRESS');
+    const failed = await advanced(id, { fail: true });
+    assert.deepEqual([failed['settlementStatus'], failed['settlementAmtReceived'], failed['completionTime']], ['S700_FAILED', null, null]);
+    assert.deepEqual((await transfersOf(id)).map((t) => t.reason), ['SETTLEMENT_IN', 'SETTLEMENT_REFUND']);
+    assert.deepEqual(await venueCalls(id), ['BUY', 'TRANSFER', 'SWAP'], 'the bank was never asked');
+    assert.equal(await prefundMx(), prefundBefore);
+    const { rows } = await service.db.query(`SELECT data->>'previousStatus' AS previous FROM events WHERE resource_id = $1 AND sequence = 4`, [id]);
+    assert.equal(rows[0].previous, 'S400_FIAT_WITHDRAWAL_IN_PROGRESS');
+  });
+
   test('a venue that refuses, or a step on its last attempt, fails the settlement for good', async () => {
     const refusing = createPipeline({ db: service.db, clock: { now: () => new Date() }, venues: NO_VENUES });
     const helpers = (attempts: number) => ({ job: { attempts, max_attempts: 10 }, logger: { error: () => undefined } }) as unknown as JobHelpers;
