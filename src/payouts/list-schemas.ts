@@ -1,6 +1,6 @@
 // GET /v2/payouts: the list query and the page it answers (CONTRACT section 5, "Payout list").
 import { Type, type Static } from 'typebox';
-import { StringEnum } from '../platform/schema.ts';
+import { PagedList, StringEnum } from '../platform/schema.ts';
 import { PayoutStatus, recordExample } from './schemas.ts';
 
 export const PAGE_SIZE_MAX = 100;
@@ -44,15 +44,4 @@ export const PayoutListQuery = Type.Object(
 );
 export type PayoutListQuery = Static<typeof PayoutListQuery>;
 
-export const payoutListExample = { payouts: [recordExample], page: 0, size: 10, totalPages: 1, totalRecords: 1 };
-
-export const PayoutList = Type.Object(
-  {
-    payouts: Type.Array(Type.Ref('Payout')),
-    page: Type.Integer({ minimum: 0 }),
-    size: Type.Integer({ minimum: 1 }),
-    totalPages: Type.Integer({ minimum: 0, description: 'ceil(totalRecords / size)' }),
-    totalRecords: Type.Integer({ minimum: 0, description: 'Payouts matching the filters, on all pages' }),
-  },
-  { additionalProperties: false, examples: [payoutListExample] },
-);
+export const PayoutList = PagedList('payouts', 'Payout', 'Payouts', recordExample);

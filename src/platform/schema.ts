@@ -12,3 +12,20 @@ export function StringEnum<const T extends readonly string[]>(
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
 }
+
+/**
+ * A page of a list as the description gives it: the items under their own name (`payouts`,
+ * `settlements`), with page, size, totalPages and totalRecords.
+ */
+export function PagedList<const K extends string>(itemsKey: K, itemRef: string, what: string, example: Record<string, unknown>) {
+  return Type.Object(
+    {
+      [itemsKey]: Type.Array(Type.Ref(itemRef)),
+      page: Type.Integer({ minimum: 0 }),
+      size: Type.Integer({ minimum: 1 }),
+      totalPages: Type.Integer({ minimum: 0, description: 'ceil(totalRecords / size)' }),
+      totalRecords: Type.Integer({ minimum: 0, description: `${what} matching the filters, on all pages` }),
+    } as Record<K | 'page' | 'size' | 'totalPages' | 'totalRecords', TSchema>,
+    { additionalProperties: false, examples: [{ [itemsKey]: [example], page: 0, size: 10, totalPages: 1, totalRecords: 1 }] },
+  );
+}

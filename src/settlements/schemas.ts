@@ -1,7 +1,7 @@
 // The settlement area's records and inputs: one TypeBox schema each, for validation, serialisation
 // and the OpenAPI document.
 import { Type, type Static } from 'typebox';
-import { StringEnum } from '../platform/schema.ts';
+import { PagedList, StringEnum } from '../platform/schema.ts';
 import { EXECUTION_INTERVALS } from './intervals.ts';
 
 const MemberId = Type.String({ pattern: '^[A-Z0-9_]+$', maxLength: 64 });
@@ -142,16 +142,7 @@ export const SettlementListQuery = Type.Object(
 );
 export type SettlementListQuery = Static<typeof SettlementListQuery>;
 
-export const SettlementList = Type.Object(
-  {
-    settlements: Type.Array(Type.Ref('Settlement')),
-    page: Type.Integer({ minimum: 0 }),
-    size: Type.Integer({ minimum: 1 }),
-    totalPages: Type.Integer({ minimum: 0, description: 'ceil(totalRecords / size)' }),
-    totalRecords: Type.Integer({ minimum: 0, description: 'Settlements matching the filters, on all pages' }),
-  },
-  { additionalProperties: false, examples: [{ settlements: [settlementExample], page: 0, size: 10, totalPages: 1, totalRecords: 1 }] },
-);
+export const SettlementList = PagedList('settlements', 'Settlement', 'Settlements', settlementExample);
 
 export const SettlementContext = Type.Object(
   {
