@@ -9,6 +9,7 @@ import { createDirectory, type Directory } from './directory.ts';
 import { EXECUTION_INTERVALS } from './intervals.ts';
 import { RATE_DECIMALS, assertQuote, type RateSource } from './rate-source.ts';
 import * as repo from './repo.ts';
+import { createBatcher } from '../platform/batcher.ts';
 
 export type RateRefusal = 'UNKNOWN_DESTINATION_MEMBER' | 'VALIDATION_ERROR' | 'UNSUPPORTED_CURRENCY' | 'CORRIDOR_INACTIVE' | 'NOT_QUOTED';
 
@@ -49,8 +50,20 @@ export function rateRecord(row: repo.RateRow): RateRecord {
 type Result<T> = { ok: true; value: T } | { ok: false; code: RateRefusal; detail: string };
 const refuse = (code: RateRefusal, detail: string) => ({ ok: false as const, code, detail });
 
+/** Rate locks arriving together are recorded together (platform/batcher.ts). */
+const LOCK_BATCH_SIZE_MAX = 100;
+const LOCK_BATCH_CONCURRENCY_MAX = 2;
+
 export function createRatesService(deps: RatesDeps) {
   const directory = deps.directory ?? createDirectory(deps.db, deps.clock);
+  const locks = createBatcher<Omit<repo.RateRow, 'usedBy'>, repo.RateRow>({
+    run: async (rates) => {
+      const inserted = await repo.insertRates(deps.db, rates);
+      return rates.map((r) => inserted.get(r.rateId)!);
+    },
+    batchSizeMax: LOCK_BATCH_SIZE_MAX,
+    concurrencyMax: LOCK_BATCH_CONCURRENCY_MAX,
+  });
   return {
     async lock(memberId: string, query: { destinationMemberId: string; destinationCcy?: string }): Promise<Result<RateRecord>> {
       const destination = await directory.member(query.destinationMemberId);
@@ -70,7 +83,7 @@ export function createRatesService(deps: RatesDeps) {
       const quote = await deps.source.quote(corridor.sourceCcy, currency, now);
       if (!quote) return refuse('NOT_QUOTED', `${corridor.sourceCcy}/${currency} is not quoted right now`);
       const forecast = assertQuote(quote).forecast.map((mid) => divideHalfUp(mid * (BPS - BigInt(corridor.rateSpreadBps)), BPS));
-      const row = await repo.insertRate(deps.db, {
+      const row = await locks.submit({
         rateId: randomUUID(),
         sourceMemberId: memberId,
         destinationMemberId: destination.memberId,

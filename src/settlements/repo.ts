@@ -46,22 +46,27 @@ const RATE_COLUMNS = `rate_id AS "rateId", source_member_id AS "sourceMemberId",
   mid_rate::text AS "midRate", spread_bps AS "spreadBps", created_at AS "createdAt", expiry_time AS "expiryTime", used_by AS "usedBy"`;
 
 /**
- * Records a rate lock without waiting for the disk (synchronous_commit off for this statement's
+ * Records rate locks without waiting for the disk (synchronous_commit off for this statement's
  * transaction): a lock lost with a database crash only means the client locks another (its rateId
  * is then RATE_NOT_FOUND). A settlement that uses the lock commits durably, and with it the lock.
  */
-export async function insertRate(db: Queryable, rate: Omit<RateRow, 'usedBy'>): Promise<RateRow> {
+export async function insertRates(db: Queryable, rates: Array<Omit<RateRow, 'usedBy'>>): Promise<Map<string, RateRow>> {
+  const column = <K extends keyof Omit<RateRow, 'usedBy'>>(key: K) => rates.map((r) => r[key]);
   const { rows } = await db.query<RateRow>({
     name: 'settlement-rates-insert',
     text: `WITH settings AS (SELECT set_config('synchronous_commit', 'off', true))
            INSERT INTO settlement_rates (rate_id, source_member_id, destination_member_id, source_ccy, destination_ccy,
              forecast_rates, mid_rate, spread_bps, created_at, expiry_time)
-           SELECT $1, $2, $3, $4, $5, $6::numeric[], $7::numeric, $8, $9, $10 FROM settings
+           SELECT r.rate_id, r.source_member_id, r.destination_member_id, r.source_ccy, r.destination_ccy,
+                  ARRAY(SELECT f.e::numeric FROM jsonb_array_elements_text(r.forecast) WITH ORDINALITY AS f(e, i) ORDER BY f.i), r.mid_rate, r.spread_bps, r.created_at, r.expiry_time
+             FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::numeric[], $8::int[], $9::timestamptz[], $10::timestamptz[])
+                  AS r(rate_id, source_member_id, destination_member_id, source_ccy, destination_ccy, forecast, mid_rate, spread_bps, created_at, expiry_time),
+                  settings
            RETURNING ${RATE_COLUMNS}`,
-    values: [rate.rateId, rate.sourceMemberId, rate.destinationMemberId, rate.sourceCcy, rate.destinationCcy,
-      rate.forecastRates, rate.midRate, rate.spreadBps, rate.createdAt, rate.expiryTime],
+    values: [column('rateId'), column('sourceMemberId'), column('destinationMemberId'), column('sourceCcy'), column('destinationCcy'),
+      rates.map((r) => JSON.stringify(r.forecastRates)), column('midRate'), column('spreadBps'), column('createdAt'), column('expiryTime')],
   });
-  return rows[0]!;
+  return new Map(rows.map((r) => [r.rateId, r]));
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
