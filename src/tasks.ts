@@ -1,7 +1,7 @@
 // Every durable background task of the service, by graphile-worker task name, and the schedules
 // that start some of them. Each area contributes from its own jobs.ts.
 import type { CronItem } from 'graphile-worker';
-import type { TaskList } from './platform/jobs.ts';
+import { UNLOCK_TASK, unlockCron, unlockDeadWorkersTask, type TaskList } from './platform/jobs.ts';
 import { payoutCron, payoutTasks, type PayoutJobDeps } from './payouts/jobs.ts';
 import type { Pipeline } from './settlements/pipeline.ts';
 import { PURGE_CRON, PURGE_TASK, purgeExpiredKeysTask } from './platform/idempotency.ts';
@@ -11,10 +11,12 @@ export function buildTaskList(deps: PayoutJobDeps & { settlementPipeline: Pipeli
     ...payoutTasks(deps),
     ...deps.settlementPipeline.tasks,
     [PURGE_TASK]: purgeExpiredKeysTask(deps.db, () => deps.clock.now()),
+    [UNLOCK_TASK]: unlockDeadWorkersTask(deps.db),
   };
 }
 
 export const cronItems: CronItem[] = [
   ...payoutCron,
   { task: PURGE_TASK, match: PURGE_CRON, options: { backfillPeriod: 0, jobKey: PURGE_TASK } },
+  unlockCron,
 ];

@@ -74,9 +74,9 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
   async function corridorActive(source: string, destination: string, currency: string): Promise<boolean> {
     const key = `${source}:${destination}:${currency}`;
     const cached = corridorCache.get(key);
-    if (cached && Date.now() - cached.atMs < CORRIDOR_TTL_MS) return cached.active;
+    if (cached && deps.clock.now().getTime() - cached.atMs < CORRIDOR_TTL_MS) return cached.active;
     const active = (await findCorridor(deps.db, source, destination, currency))?.active === true;
-    corridorCache.set(key, { active, atMs: Date.now() });
+    corridorCache.set(key, { active, atMs: deps.clock.now().getTime() });
     return active;
   }
 

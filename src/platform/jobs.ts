@@ -1,6 +1,7 @@
 // Durable background steps on graphile-worker. A job is always enqueued through `enqueueJob` with
 // the transaction client of the state change that causes it, so both commit or neither does.
-import { Logger as WorkerLogger, parseCronItems, run, type CronItem, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger as WorkerLogger, parseCronItems, run, type CronItem, type Runner, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable } from './database/pool.ts';
 
@@ -73,8 +74,62 @@ export interface StartWorkersOptions {
   cron?: CronItem[];
 }
 
+/** How often a live process records that its workers are alive. */
+const HEARTBEAT_INTERVAL_MS = 5_000;
+/** A worker silent this long is taken as dead, and the jobs it holds are freed. */
+export const WORKER_SILENCE_MS = 30_000;
+export const UNLOCK_TASK = 'jobs.unlock_dead_workers';
+/** The sweep runs this often (it schedules itself; a cron line each minute is the backstop). */
+const UNLOCK_INTERVAL_MS = 15_000;
+
+async function recordHeartbeats(db: Queryable, workerIds: string[]): Promise<void> {
+  if (workerIds.length === 0) return;
+  await db.query(
+    `INSERT INTO job_worker_heartbeats (worker_id, heartbeat_at) SELECT unnest($1::text[]), now()
+     ON CONFLICT (worker_id) DO UPDATE SET heartbeat_at = now()`,
+    [workerIds],
+  );
+}
+
+/**
+ * Frees the jobs locked by workers that are gone: silent for WORKER_SILENCE_MS, or never heard
+ * from, holding a lock that old. A job freed while its worker still ran late would run twice,
+ * which every task here tolerates (each re-reads its state and repeats nothing).
+ */
+export async function unlockDeadWorkers(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ workerId: string }>(
+    `SELECT DISTINCT j.locked_by AS "workerId" FROM graphile_worker.jobs j
+      WHERE j.locked_by IS NOT NULL AND j.locked_at < now() - make_interval(secs => $1)
+        AND NOT EXISTS (SELECT 1 FROM job_worker_heartbeats h
+                         WHERE h.worker_id = j.locked_by AND h.heartbeat_at >= now() - make_interval(secs => $1))`,
+    [WORKER_SILENCE_MS / 1000],
+  );
+  const dead = rows.map((r) => r.workerId);
+  if (dead.length > 0) await db.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [dead]);
+  await db.query('DELETE FROM job_worker_heartbeats WHERE heartbeat_at < now() - make_interval(secs => $1)', [(10 * WORKER_SILENCE_MS) / 1000]);
+  return dead;
+}
+
+/** The sweep as a task: frees dead workers' jobs, then schedules its next run. */
+export const unlockDeadWorkersTask = (db: Queryable): Task => async (_payload, helpers) => {
+  const dead = await unlockDeadWorkers(db);
+  if (dead.length > 0) helpers.logger.warn(`freed the jobs of ${dead.length} dead workers: ${dead.join(', ')}`);
+  await helpers.addJob(UNLOCK_TASK, {}, { jobKey: UNLOCK_TASK, runAt: new Date(Date.now() + UNLOCK_INTERVAL_MS) });
+};
+
+export const unlockCron: CronItem = { task: UNLOCK_TASK, match: '* * * * *', options: { backfillPeriod: 0, jobKey: UNLOCK_TASK } };
+
 /** Starts the in-process worker pool; signals are the service's to handle, not the runner's. */
 export async function startWorkers(options: StartWorkersOptions): Promise<Workers> {
+  const events = new EventEmitter() as WorkerEvents;
+  const workerIds = new Set<string>();
+  const beat = () => recordHeartbeats(options.db, [...workerIds]).catch((error: unknown) => options.log.warn({ err: error }, 'worker heartbeat failed'));
+  events.on('worker:create', ({ worker }) => {
+    workerIds.add(worker.workerId);
+    void beat();
+  });
+  const heartbeat = setInterval(beat, HEARTBEAT_INTERVAL_MS);
+  heartbeat.unref();
   const runner: Runner = await run({
     pgPool: options.db,
     taskList: options.taskList,
@@ -83,11 +138,16 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Worker
     parsedCronItems: parseCronItems(options.cron ?? []), // declared in code, never read from a file
     pollInterval: options.pollIntervalMs ?? 1000,
     logger: workerLogger(options.log),
+    events,
   });
+  // the first sweep soon after start: jobs a crashed predecessor held are freed once it has been silent long enough
+  await enqueueJob(options.db, UNLOCK_TASK, {}, { jobKey: UNLOCK_TASK, runAt: new Date(Date.now() + UNLOCK_INTERVAL_MS) });
   return {
     // stop() lets running jobs finish (graceful shutdown), then releases the worker's connections.
     stop: async () => {
       await runner.stop();
+      clearInterval(heartbeat);
+      await options.db.query('DELETE FROM job_worker_heartbeats WHERE worker_id = ANY($1::text[])', [[...workerIds]]).catch(() => undefined);
       await options.db.end();
     },
   };
