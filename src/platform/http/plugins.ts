@@ -1,7 +1,7 @@
 // The HTTP conventions of CONTRACT section 2 that hold on every route: request ids, the single
 // error handler, 404s, content types, body size, security headers and the per-client rate limit.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import helmet from '@fastify/helmet';
+import helmet from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import { randomUUID } from 'node:crypto';
 import { ApiError, ErrorBody } from './errors.ts';
@@ -79,12 +79,15 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
     }
   });
 
-  await app.register(helmet, {
-    // JSON answers need no scripts; /docs sets its own policy (see openapi.ts).
+  // Security headers from helmet, its middleware built once (the Fastify wrapper builds it again on
+  // every request, parsing the policy each time). JSON answers need no scripts; /docs sets its own
+  // policy (see openapi.ts).
+  const securityHeaders = helmet({
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginResourcePolicy: { policy: 'same-origin' },
     hsts: { maxAge: 31_536_000, includeSubDomains: true },
   });
+  app.addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined)));
 
   await app.register(rateLimit, {
     global: true,
