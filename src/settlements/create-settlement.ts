@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
 import { claimKey, completeKey, releaseKey, requestFingerprint, type KeyRef } from '../platform/idempotency.ts';
-import type { ErrorCode } from '../platform/http/errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '../platform/http/errors.ts';
 import { formatMinor, parseAmount } from '../platform/money.ts';
 import { createDirectory, type Directory } from './directory.ts';
 import { createBatcher } from '../platform/batcher.ts';
@@ -54,7 +54,7 @@ export type CreateAnswer =
 export const CREATE_OPERATION = 'POST /v2/settlements';
 
 const errorAnswer = (code: CreateRefusal, detail: string): ErrorAnswer => ({ code, message: CREATE_REFUSAL_MESSAGES[code], detail });
-const statusOf = (code: CreateRefusal) => (code === 'VALIDATION_ERROR' ? 400 : 422);
+const statusOf = (code: ErrorCode): number => ERROR_STATUS[code];
 
 const refuse = (code: CreateRefusal, detail: string) => ({ ok: false as const, code, detail });
 type Checked = { ok: true; record: SettlementRecord } | ReturnType<typeof refuse>;
@@ -165,10 +165,10 @@ export function createSettlementCreator(deps: CreateSettlementDeps) {
           : { ok: false, status: claim.status, error: claim.body as ErrorAnswer, replayed: true };
       }
       if (claim.kind === 'REUSED') {
-        return { ok: false, status: 422, replayed: false, error: { code: 'IDEMPOTENCY_KEY_REUSED', message: 'This Idempotency-Key was used for a different request.', detail: 'Idempotency-Key: used with a different request body' } };
+        return { ok: false, status: statusOf('IDEMPOTENCY_KEY_REUSED'), replayed: false, error: { code: 'IDEMPOTENCY_KEY_REUSED', message: 'This Idempotency-Key was used for a different request.', detail: 'Idempotency-Key: used with a different request body' } };
       }
       if (claim.kind === 'IN_PROGRESS') {
-        return { ok: false, status: 409, replayed: false, error: { code: 'REQUEST_IN_PROGRESS', message: 'The first request with this Idempotency-Key has not finished.', detail: 'Idempotency-Key: retry when it has' } };
+        return { ok: false, status: statusOf('REQUEST_IN_PROGRESS'), replayed: false, error: { code: 'REQUEST_IN_PROGRESS', message: 'The first request with this Idempotency-Key has not finished.', detail: 'Idempotency-Key: retry when it has' } };
       }
       try {
         return await batcher.submit({ memberId, input, key });
