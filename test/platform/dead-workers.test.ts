@@ -36,7 +36,8 @@ test("a silent worker's jobs are freed; a live worker's and a fresh lock are lef
   await lockedJob('dead-test:fresh', 'worker-just-started', 5);
 
   const freed = await unlockDeadWorkers(service.db);
-  assert.deepEqual(freed.sort(), ['worker-never-heard-of', 'worker-silent']);
+  // the service's own sweep (every 15 s) may have freed some of them first
+  assert.ok(freed.every((w) => ['worker-never-heard-of', 'worker-silent'].includes(w)), `freed ${freed.join(', ')}`);
   assert.equal(await lockOf('dead-test:silent'), null);
   assert.equal(await lockOf('dead-test:unknown'), null);
   assert.equal(await lockOf('dead-test:alive'), 'worker-alive');
