@@ -73,36 +73,48 @@ export async function readAccounts(db: Queryable, accountIds: string[]): Promise
   return new Map(rows.map((r) => [r.accountId, toAccount(r)]));
 }
 
-export async function insertTransfers(db: Queryable, transfers: TransferRow[]): Promise<void> {
-  if (transfers.length === 0) return;
+const TRANSFER_INSERT = `INSERT INTO ledger_transfers (transfer_id, debit_account_id, credit_account_id, amount, currency, state, two_phase, reason, reference)
+  SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::numeric[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[])`;
+
+const transferColumns = (transfers: TransferRow[]) => [
+  transfers.map((t) => t.transferId),
+  transfers.map((t) => t.debitAccountId),
+  transfers.map((t) => t.creditAccountId),
+  transfers.map((t) => t.amount.toString()),
+  transfers.map((t) => t.currency),
+  transfers.map((t) => t.state),
+  transfers.map((t) => t.twoPhase),
+  transfers.map((t) => t.reason),
+  transfers.map((t) => t.reference),
+];
+
+const totalsColumns = (deltas: Map<string, TotalsDelta>) => {
+  const ids = [...deltas.keys()];
+  const column = (pick: (d: TotalsDelta) => bigint) => ids.map((id) => pick(deltas.get(id)!).toString());
+  return [ids, column((d) => d.debits), column((d) => d.credits)];
+};
+
+/** New transfers and the account totals they move, in one statement (one round trip for the hot path). */
+export async function recordTransfers(db: Queryable, transfers: TransferRow[], deltas: Map<string, TotalsDelta>): Promise<void> {
+  if (transfers.length === 0 && deltas.size === 0) return;
   await db.query({
-    name: 'ledger-insert-transfers',
-    text: `INSERT INTO ledger_transfers (transfer_id, debit_account_id, credit_account_id, amount, currency, state, two_phase, reason, reference)
-     SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::numeric[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[])`,
-    values: [
-      transfers.map((t) => t.transferId),
-      transfers.map((t) => t.debitAccountId),
-      transfers.map((t) => t.creditAccountId),
-      transfers.map((t) => t.amount.toString()),
-      transfers.map((t) => t.currency),
-      transfers.map((t) => t.state),
-      transfers.map((t) => t.twoPhase),
-      transfers.map((t) => t.reason),
-      transfers.map((t) => t.reference),
-    ],
+    name: 'ledger-record-transfers',
+    text: `WITH inserted AS (${TRANSFER_INSERT})
+     UPDATE ledger_accounts a SET debits_committed = a.debits_committed + d.dr, credits_committed = a.credits_committed + d.cr
+       FROM unnest($10::bigint[], $11::numeric[], $12::numeric[]) AS d(id, dr, cr)
+      WHERE a.account_id = d.id`,
+    values: [...transferColumns(transfers), ...totalsColumns(deltas)],
   });
 }
 
 export async function applyTotals(db: Queryable, deltas: Map<string, TotalsDelta>): Promise<void> {
   if (deltas.size === 0) return;
-  const ids = [...deltas.keys()];
-  const column = (pick: (d: TotalsDelta) => bigint) => ids.map((id) => pick(deltas.get(id)!).toString());
   await db.query({
     name: 'ledger-apply-totals',
     text: `UPDATE ledger_accounts a SET debits_committed = a.debits_committed + d.dr, credits_committed = a.credits_committed + d.cr
      FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) AS d(id, dr, cr)
      WHERE a.account_id = d.id`,
-    values: [ids, column((d) => d.debits), column((d) => d.credits)],
+    values: totalsColumns(deltas),
   });
 }
 

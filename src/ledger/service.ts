@@ -118,8 +118,7 @@ export async function createTransfers(db: Queryable, groups: TransferGroup[], op
     }
     results.push({ ok: true });
   }
-  await repo.insertTransfers(db, accepted);
-  await repo.applyTotals(db, deltas);
+  await repo.recordTransfers(db, accepted, deltas);
   return results;
 }
 
