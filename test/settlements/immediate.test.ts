@@ -46,7 +46,16 @@ test('kill -9 during a batch of settlements, restart: each completes once, one c
   const auth = await token(first.url, { scope: 'settlements' });
   const ids: string[] = [];
   for (let i = 0; i < SETTLEMENTS; i++) ids.push(await settle(first.url, auth, i % 2 ? 'PARTNER_MX' : 'PARTNER_PH', 100 + i));
-  await new Promise((r) => setTimeout(r, 700)); // some bought, some on chain, some not started
+  // kill it once some are between steps (bought, on chain, being deposited)
+  const inFlight = async () => {
+    let n = 0;
+    for (const status of ['S300_IN_PROGRESS', 'S400_FIAT_WITHDRAWAL_IN_PROGRESS']) {
+      n += (await json<{ totalRecords: number }>(await fetch(`${first.url}/v2/settlements?settlementStatus=${status}&size=1`, { headers: bearer(auth) }))).totalRecords;
+    }
+    return n;
+  };
+  const waitUntil = Date.now() + 10_000;
+  while ((await inFlight()) === 0 && Date.now() < waitUntil) await new Promise((r) => setTimeout(r, 50));
   first.child.kill('SIGKILL');
   await first.exited;
   // the orphaned PostgreSQL still answers: the crash caught settlements mid-way
