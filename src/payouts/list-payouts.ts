@@ -1,6 +1,7 @@
 // Use case: one page of the caller's payouts, filtered and sorted (CONTRACT section 5, "Payout list").
 // The query arrives already checked by the route schema; the checks here keep the use case safe on
 // its own (a bad value is a VALIDATION_ERROR value, never a database error).
+import { isUuid } from '../platform/ids.ts';
 import type { Queryable } from '../platform/database/pool.ts';
 import { PAYOUT_STATUSES } from './lifecycle.ts';
 import { listPayoutRows, type PayoutListFilter, type PayoutListOrder, type TimeRange } from './list-repo.ts';
@@ -8,7 +9,6 @@ import { PAGE_MAX, PAGE_SIZE_MAX, SORT_FIELDS, type PayoutListQuery } from './li
 import { payoutRecord } from './views.ts';
 
 const DAY_MS = 86_400_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ALPHA_2 = /^[A-Za-z]{2}$/;
 const NUMERIC = /^[0-9]{1,3}$/;
 
@@ -68,7 +68,7 @@ function criteriaOf(memberId: string, query: PayoutListQuery): Criteria | Payout
   const direction = query.sortDirection.toLowerCase();
   if (direction !== 'asc' && direction !== 'desc') return invalid('sortDirection: must be asc or desc');
   if (!SORT_FIELDS.includes(query.sortField)) return invalid(`sortField: must be one of ${SORT_FIELDS.join(', ')}`);
-  if (query.payoutId !== undefined && !UUID.test(query.payoutId)) return invalid('payoutId: must be a UUID');
+  if (query.payoutId !== undefined && !isUuid(query.payoutId)) return invalid('payoutId: must be a UUID');
   if (query.payoutStatus !== undefined && !PAYOUT_STATUSES.includes(query.payoutStatus)) {
     return invalid(`payoutStatus: must be one of ${PAYOUT_STATUSES.join(', ')}`);
   }

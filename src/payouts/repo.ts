@@ -1,4 +1,5 @@
 // SQL for payouts. Amounts leave and enter as exact decimal text.
+import { isUuid } from '../platform/ids.ts';
 import type { Queryable } from '../platform/database/pool.ts';
 import type { CancellationStatus, PayoutStatus } from './lifecycle.ts';
 import type { PayoutMethod, Segment } from '../providers/model.ts';
@@ -51,11 +52,10 @@ const COLUMNS = `payout_id AS "payoutId", source_member_id AS "sourceMemberId", 
   create_response AS "createResponse"`;
 export const PAYOUT_COLUMNS = COLUMNS;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The member's payout, or undefined (also for another member's payout, and for a malformed id). */
 export async function findPayout(db: Queryable, memberId: string, payoutId: string, forUpdate = false): Promise<PayoutRow | undefined> {
-  if (!UUID.test(payoutId)) return undefined;
+  if (!isUuid(payoutId)) return undefined;
   const { rows } = await db.query<PayoutRow>(
     `SELECT ${COLUMNS} FROM payouts WHERE payout_id = $1 AND source_member_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
     [payoutId, memberId],
@@ -196,7 +196,7 @@ export async function releaseClaim(db: Queryable, payoutId: string): Promise<voi
  * is itself what the recovery sweep finds after a crash.
  */
 export async function claimSubmissions(db: Queryable, claims: Array<{ payoutId: string; memberId: string }>, now: Date): Promise<Array<PayoutRow | undefined>> {
-  const valid = claims.filter((c) => UUID.test(c.payoutId));
+  const valid = claims.filter((c) => isUuid(c.payoutId));
   const { rows } = valid.length === 0 ? { rows: [] as PayoutRow[] } : await db.query<PayoutRow>({
     name: 'payouts-claim-many',
     text: `UPDATE payouts SET submission_state = 'SUBMITTING', initiate_time = $3
