@@ -21,7 +21,7 @@ import { createPayoutsService } from './payouts/service.ts';
 import { createRatesService } from './settlements/rates.ts';
 import { createSettlementsService } from './settlements/service.ts';
 import { createPipeline } from './settlements/pipeline.ts';
-import { createDirectory } from './settlements/directory.ts';
+import { createDirectory } from './members/directory.ts';
 import { createSandboxVenues } from './settlements/sandbox-venues.ts';
 import { NO_VENUES } from './settlements/venues.ts';
 import { NO_RATE_SOURCE } from './settlements/rate-source.ts';
@@ -86,15 +86,16 @@ export async function startService(config: Config, log: Logger): Promise<Running
     // Real partners are new implementations of rails/rail.ts; until one is connected, production sends nothing.
     const rails = config.mode === 'sandbox' ? createSandboxRails({ db: pool, latencyMs: config.sandboxRailLatencyMs }) : NO_RAILS;
     const providers = createProvidersService({ db: pool });
+    // members and corridors, read through one short cache by payouts, rates and settlements
+    const directory = createDirectory(pool, clock);
     const payouts = createPayoutsService({
-      db: pool, providers, rails, clock,
+      db: pool, providers, rails, clock, directory,
       settings: {
         expiryHours: config.payoutExpiryHours,
         partnerTimeoutMs: config.partnerTimeoutMs,
       },
     });
     // A price feed is a new implementation of settlements/rate-source.ts; until one is connected, production quotes nothing.
-    const directory = createDirectory(pool, clock);
     const rates = createRatesService({
       db: pool, clock, lockMinutes: config.rateLockMinutes, directory,
       source: config.mode === 'sandbox' ? sandboxRateSource : NO_RATE_SOURCE,

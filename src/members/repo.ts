@@ -85,10 +85,25 @@ export async function listActiveDestinations(db: Queryable, sourceMemberId: stri
   return rows;
 }
 
-export async function findCorridor(db: Queryable, sourceMemberId: string, destinationMemberId: string, destinationCcy: string): Promise<Corridor | undefined> {
-  const { rows } = await db.query<Corridor>(
-    `SELECT ${CORRIDOR_COLUMNS} FROM corridors WHERE source_member_id = $1 AND destination_member_id = $2 AND destination_ccy = $3`,
-    [sourceMemberId, destinationMemberId, destinationCcy],
-  );
-  return rows[0];
+export interface CorridorTerms {
+  sourceCcy: string;
+  destinationCcy: string;
+  active: boolean;
+  /** Decimal text, source currency. */
+  maxSettlementAmt: string;
+  rateSpreadBps: number;
+}
+
+/** A source member's corridors to a destination member (one per destination currency), with its source currency. */
+export async function corridorTerms(db: Queryable, sourceMemberId: string, destinationMemberId: string): Promise<CorridorTerms[]> {
+  const { rows } = await db.query<CorridorTerms>({
+    name: 'settlements-corridor-terms',
+    text: `SELECT s.currencies[1] AS "sourceCcy", c.destination_ccy AS "destinationCcy", c.active,
+                  c.max_settlement_amt::text AS "maxSettlementAmt", c.rate_spread_bps AS "rateSpreadBps"
+             FROM corridors c JOIN members s ON s.member_id = c.source_member_id
+            WHERE c.source_member_id = $1 AND c.destination_member_id = $2
+            ORDER BY c.destination_ccy`,
+    values: [sourceMemberId, destinationMemberId],
+  });
+  return rows;
 }

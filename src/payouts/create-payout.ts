@@ -12,7 +12,7 @@ import { requestFingerprint } from '../platform/idempotency.ts';
 import { formatMinor, parseAmount, percentageOf, toJsonNumber } from '../platform/money.ts';
 import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
 import { createTransfers, type TransferGroup } from '../ledger/service.ts';
-import { findCorridor } from '../members/repo.ts';
+import { createDirectory, type Directory } from '../members/directory.ts';
 import { checkFieldRules } from '../providers/field-rules.ts';
 import type { Provider } from '../providers/model.ts';
 import type { ProvidersService } from '../providers/service.ts';
@@ -39,7 +39,6 @@ const BATCH_SIZE_MAX = 100;
  * smaller batches cost PostgreSQL about a quarter more CPU per payout.)
  */
 const BATCH_CONCURRENCY_MAX = 1;
-const CORRIDOR_TTL_MS = 5000;
 
 export function fullName(person: Record<string, unknown>): string {
   return ['firstName', 'middleName', 'lastName', 'lastName2']
@@ -65,19 +64,15 @@ export interface CreatePayoutDeps {
   providers: ProvidersService;
   clock: Clock;
   expiryHours: number;
+  directory?: Directory;
 }
 
 export function createPayoutCreator(deps: CreatePayoutDeps) {
   const accountIds = new Map<string, string>();
-  const corridorCache = new Map<string, { active: boolean; atMs: number }>();
+  const directory = deps.directory ?? createDirectory(deps.db, deps.clock);
 
   async function corridorActive(source: string, destination: string, currency: string): Promise<boolean> {
-    const key = `${source}:${destination}:${currency}`;
-    const cached = corridorCache.get(key);
-    if (cached && deps.clock.now().getTime() - cached.atMs < CORRIDOR_TTL_MS) return cached.active;
-    const active = (await findCorridor(deps.db, source, destination, currency))?.active === true;
-    corridorCache.set(key, { active, atMs: deps.clock.now().getTime() });
-    return active;
+    return (await directory.corridors(source, destination)).some((c) => c.destinationCcy === currency && c.active);
   }
 
   /** Every check that needs no lock, and the price; the reservation is made by the batch. */

@@ -2,6 +2,7 @@
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
 import type { ProvidersService } from '../providers/service.ts';
+import type { Directory } from '../members/directory.ts';
 import { createPayoutCreator } from './create-payout.ts';
 import { createPayoutProcessor } from './process-payout.ts';
 import { requestCancellation } from './cancel-payout.ts';
@@ -21,10 +22,13 @@ export interface PayoutsDeps {
   rails: RailRegistry;
   clock: Clock;
   settings: PayoutSettings;
+  directory?: Directory;
 }
 
 export function createPayoutsService(deps: PayoutsDeps) {
-  const creator = createPayoutCreator({ db: deps.db, providers: deps.providers, clock: deps.clock, expiryHours: deps.settings.expiryHours });
+  const creator = createPayoutCreator({
+    db: deps.db, providers: deps.providers, clock: deps.clock, expiryHours: deps.settings.expiryHours, directory: deps.directory,
+  });
   const processor = createPayoutProcessor({
     db: deps.db, rails: deps.rails, clock: deps.clock,
     partnerTimeoutMs: deps.settings.partnerTimeoutMs,

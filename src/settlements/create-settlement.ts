@@ -10,7 +10,7 @@ import { withTransaction, type Db, type Queryable } from '../platform/database/p
 import { claimKey, completeKey, releaseKey, requestFingerprint, type KeyRef } from '../platform/idempotency.ts';
 import { ERROR_STATUS, type ErrorCode } from '../platform/http/errors.ts';
 import { formatMinor, parseAmount } from '../platform/money.ts';
-import { createDirectory, type Directory } from './directory.ts';
+import { createDirectory, type Directory } from '../members/directory.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { enqueueJobs, type JobSpec } from '../platform/jobs.ts';
 import { hoursOf, type ExecutionInterval } from './intervals.ts';

@@ -58,7 +58,7 @@ export interface PipelineDeps {
   clock: Clock;
 }
 
-type Locked = NonNullable<Awaited<ReturnType<typeof repo.lockSettlement>>>;
+type Locked = repo.PipelineRow;
 
 function minor(amount: string, currency: string): bigint {
   const parsed = parseAmount(amount, currency);

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
 import { decimalToJsonNumber, divideHalfUp, formatScaled } from '../platform/money.ts';
-import { createDirectory, type Directory } from './directory.ts';
+import { createDirectory, type Directory } from '../members/directory.ts';
 import { EXECUTION_INTERVALS } from './intervals.ts';
 import { RATE_DECIMALS, assertQuote, type RateSource } from './rate-source.ts';
 import * as repo from './repo.ts';

@@ -1,30 +1,9 @@
 // SQL for the settlement area: corridor terms and rate locks. Rates leave and enter as exact
 // decimal text.
+import { isUuid } from '../platform/ids.ts';
 import type { Queryable } from '../platform/database/pool.ts';
 import type { NewEvent } from '../events/repo.ts';
-
-export interface CorridorTerms {
-  sourceCcy: string;
-  destinationCcy: string;
-  active: boolean;
-  /** Decimal text, source currency. */
-  maxSettlementAmt: string;
-  rateSpreadBps: number;
-}
-
-/** The caller's corridors to a destination member (one per destination currency), with its source currency. */
-export async function corridorTerms(db: Queryable, sourceMemberId: string, destinationMemberId: string): Promise<CorridorTerms[]> {
-  const { rows } = await db.query<CorridorTerms>({
-    name: 'settlements-corridor-terms',
-    text: `SELECT s.currencies[1] AS "sourceCcy", c.destination_ccy AS "destinationCcy", c.active,
-                  c.max_settlement_amt::text AS "maxSettlementAmt", c.rate_spread_bps AS "rateSpreadBps"
-             FROM corridors c JOIN members s ON s.member_id = c.source_member_id
-            WHERE c.source_member_id = $1 AND c.destination_member_id = $2
-            ORDER BY c.destination_ccy`,
-    values: [sourceMemberId, destinationMemberId],
-  });
-  return rows;
-}
+import type { CorridorTerms } from '../members/repo.ts';
 
 export interface RateRow {
   rateId: string;
@@ -69,11 +48,10 @@ export async function insertRates(db: Queryable, rates: Array<Omit<RateRow, 'use
   return new Map(rows.map((r) => [r.rateId, r]));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The member's rate lock, or undefined (also another member's, and a malformed id). */
 export async function findRate(db: Queryable, sourceMemberId: string, rateId: string, forUpdate = false): Promise<RateRow | undefined> {
-  if (!UUID.test(rateId)) return undefined;
+  if (!isUuid(rateId)) return undefined;
   const { rows } = await db.query<RateRow>(
     `SELECT ${RATE_COLUMNS} FROM settlement_rates WHERE rate_id = $1 AND source_member_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
     [rateId, sourceMemberId],
@@ -83,7 +61,7 @@ export async function findRate(db: Queryable, sourceMemberId: string, rateId: st
 
 /** Ends a lock now (a lock that already ended keeps its expiry). */
 export async function expireRate(db: Queryable, sourceMemberId: string, rateId: string, now: Date): Promise<RateRow | undefined> {
-  if (!UUID.test(rateId)) return undefined;
+  if (!isUuid(rateId)) return undefined;
   const { rows } = await db.query<RateRow>(
     `UPDATE settlement_rates SET expiry_time = GREATEST(created_at, LEAST(expiry_time, $3))
       WHERE rate_id = $1 AND source_member_id = $2 RETURNING ${RATE_COLUMNS}`,
@@ -152,7 +130,7 @@ export async function insertSettlement(db: Queryable, s: SettlementRow, firstEve
 
 /** The member's settlement, or undefined (also another member's, and a malformed id). */
 export async function findSettlement(db: Queryable, sourceMemberId: string, settlementId: string): Promise<SettlementRow | undefined> {
-  if (!UUID.test(settlementId)) return undefined;
+  if (!isUuid(settlementId)) return undefined;
   const { rows } = await db.query<SettlementRow>(
     `SELECT ${SETTLEMENT_COLUMNS} FROM settlements WHERE settlement_id = $1 AND source_member_id = $2`,
     [settlementId, sourceMemberId],
@@ -160,21 +138,19 @@ export async function findSettlement(db: Queryable, sourceMemberId: string, sett
   return rows[0];
 }
 
-export async function lockSettlement(db: Queryable, settlementId: string): Promise<(SettlementRow & { failNextStep: boolean }) | undefined> {
-  const { rows } = await db.query<SettlementRow & { failNextStep: boolean }>(
-    `SELECT ${SETTLEMENT_COLUMNS}, fail_next_step AS "failNextStep" FROM settlements WHERE settlement_id = $1 FOR UPDATE`,
+/** A settlement as the pipeline sees it, with the sandbox's fail flag. */
+export type PipelineRow = SettlementRow & { failNextStep: boolean };
+
+/** The settlement by id alone (the pipeline's view), locked (FOR UPDATE) when asked. */
+export async function readSettlement(db: Queryable, settlementId: string, forUpdate = false): Promise<PipelineRow | undefined> {
+  const { rows } = await db.query<PipelineRow>(
+    `SELECT ${SETTLEMENT_COLUMNS}, fail_next_step AS "failNextStep" FROM settlements WHERE settlement_id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
     [settlementId],
   );
   return rows[0];
 }
 
-export async function readSettlement(db: Queryable, settlementId: string): Promise<(SettlementRow & { failNextStep: boolean }) | undefined> {
-  const { rows } = await db.query<SettlementRow & { failNextStep: boolean }>(
-    `SELECT ${SETTLEMENT_COLUMNS}, fail_next_step AS "failNextStep" FROM settlements WHERE settlement_id = $1`,
-    [settlementId],
-  );
-  return rows[0];
-}
+export const lockSettlement = (db: Queryable, settlementId: string) => readSettlement(db, settlementId, true);
 
 /** Writes a (locked) settlement's moving parts. */
 export async function updateSettlement(db: Queryable, s: SettlementRow, failNextStep: boolean): Promise<void> {

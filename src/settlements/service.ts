@@ -5,9 +5,8 @@ import { createSettlementCreator } from './create-settlement.ts';
 import * as repo from './repo.ts';
 import { settlementRecord } from './views.ts';
 import type { Pipeline } from './pipeline.ts';
-import type { Directory } from './directory.ts';
+import { createDirectory, type Directory } from '../members/directory.ts';
 import type { SettlementListQuery } from './schemas.ts';
-import { findMember } from '../members/repo.ts';
 import { decimalToJsonNumber } from '../platform/money.ts';
 
 export interface SettlementsDeps {
@@ -22,7 +21,8 @@ export type AdvanceResult =
   | { ok: false; code: 'NOT_FOUND' | 'INVALID_STATE'; detail: string };
 
 export function createSettlementsService(deps: SettlementsDeps) {
-  const creator = createSettlementCreator(deps);
+  const directory = deps.directory ?? createDirectory(deps.db, deps.clock);
+  const creator = createSettlementCreator({ ...deps, directory });
   return {
     create: creator.create,
 
@@ -60,7 +60,7 @@ export function createSettlementsService(deps: SettlementsDeps) {
     /** GET /v2/settlement-context: the caller's corridors with their maximum and what is in flight. */
     async context(memberId: string) {
       const corridors = await repo.corridorFigures(deps.db, memberId);
-      const member = await findMember(deps.db, memberId);
+      const member = await directory.member(memberId);
       return {
         sourceMemberId: memberId,
         sourceCcy: member?.currencies[0] ?? '',

@@ -1,9 +1,9 @@
-// Members and corridors change rarely (an operator, through the admin CLI). Rate locks and
-// settlement creations read them through this cache, so a change takes effect within TTL_MS.
+// Members and corridors change rarely (an operator, through the admin CLI). Payout creations,
+// rate locks and settlement creations read them through this cache, so a change takes effect
+// within TTL_MS.
 import type { Clock } from '../platform/clock.ts';
 import type { Queryable } from '../platform/database/pool.ts';
-import { findMember, type Member } from '../members/repo.ts';
-import { corridorTerms, type CorridorTerms } from './repo.ts';
+import { corridorTerms, findMember, type CorridorTerms, type Member } from './repo.ts';
 
 const TTL_MS = 5000;
 
