@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestService, type TestService } from '../support/service.ts';
 import { DEMO, DEMO_2, bearer, json, token, expectError } from '../support/http.ts';
 import { requestFingerprint } from '../../src/platform/idempotency.ts';
+import { settlementApi, type Json } from '../support/settlements.ts';
 
 let service: TestService;
 let auth: string;
@@ -17,15 +18,8 @@ after(async () => {
   await service.stop();
 });
 
-type Json = Record<string, unknown>;
-type Rate = { rateId: string; rate: number; forecastRates: Array<{ executionInterval: string; rate: number }> };
-
-const lockRate = async (destination = 'PARTNER_MX', accessToken = auth) =>
-  json<Rate>(await fetch(`${service.url}/v2/settlement-rates?destinationMemberId=${destination}`, { headers: bearer(accessToken) }));
-const create = (body: Json, headers: Record<string, string> = {}, accessToken = auth) =>
-  fetch(`${service.url}/v2/settlements`, {
-    method: 'POST', headers: { ...bearer(accessToken), 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
-  });
+const lockRate = (destination = 'PARTNER_MX', accessToken = auth) => settlementApi(service.url, accessToken).lockRate(destination);
+const create = (body: Json, headers: Record<string, string> = {}, accessToken = auth) => settlementApi(service.url, accessToken).create(body, headers);
 const get = (id: string, accessToken = auth) => fetch(`${service.url}/v2/settlements/${id}`, { headers: bearer(accessToken) });
 const expire = (rateId: string) => fetch(`${service.url}/v2/sandbox/settlement-rates/${rateId}/expire`, { method: 'POST', headers: bearer(auth) });
 const body = (rateId: string, extra: Json = {}): Json => ({ destinationMemberId: 'PARTNER_MX', settlementAmt: 1000, rateId, executionInterval: 'IMMEDIATE', ...extra });

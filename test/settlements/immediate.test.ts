@@ -8,18 +8,11 @@ import pg from 'pg';
 import { spawnService, startTestService, tempDataDir } from '../support/service.ts';
 import { bearer, json, token } from '../support/http.ts';
 import { checkLedger } from '../../src/ledger/service.ts';
+import { settlementApi, type Json } from '../support/settlements.ts';
 
-type Json = Record<string, unknown>;
 
-async function settle(url: string, auth: string, destination = 'PARTNER_MX', amount = 100): Promise<string> {
-  const rate = await json<{ rateId: string }>(await fetch(`${url}/v2/settlement-rates?destinationMemberId=${destination}`, { headers: bearer(auth) }));
-  const response = await fetch(`${url}/v2/settlements`, {
-    method: 'POST', headers: { ...bearer(auth), 'content-type': 'application/json' },
-    body: JSON.stringify({ destinationMemberId: destination, settlementAmt: amount, rateId: rate.rateId, executionInterval: 'IMMEDIATE' }),
-  });
-  assert.equal(response.status, 201);
-  return String((await json(response))['settlementId']);
-}
+const settle = async (url: string, auth: string, destination = 'PARTNER_MX', amount = 100) =>
+  String((await settlementApi(url, auth).settle(destination, { settlementAmt: amount }))['settlementId']);
 
 test('an IMMEDIATE settlement reaches S600_COMPLETED on its own within 10 seconds', async () => {
   const service = await startTestService({ WORKERS: '2' });

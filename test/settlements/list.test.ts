@@ -3,23 +3,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.ts';
 import { DEMO_2, bearer, json, token, expectError } from '../support/http.ts';
+import { settlementApi, type Json } from '../support/settlements.ts';
 
 let service: TestService;
 let auth: string;
 let other: string;
 const ids: Record<string, string> = {};
-type Json = Record<string, unknown>;
 type Page = { settlements: Json[]; page: number; size: number; totalPages: number; totalRecords: number };
 
-async function settle(accessToken: string, destination: string, amount: number, executionInterval = 'IMMEDIATE'): Promise<Json> {
-  const rate = await json<{ rateId: string }>(await fetch(`${service.url}/v2/settlement-rates?destinationMemberId=${destination}`, { headers: bearer(accessToken) }));
-  const response = await fetch(`${service.url}/v2/settlements`, {
-    method: 'POST', headers: { ...bearer(accessToken), 'content-type': 'application/json' },
-    body: JSON.stringify({ destinationMemberId: destination, settlementAmt: amount, rateId: rate.rateId, executionInterval }),
-  });
-  assert.equal(response.status, 201);
-  return json(response);
-}
+const settle = (accessToken: string, destination: string, amount: number, executionInterval = 'IMMEDIATE') =>
+  settlementApi(service.url, accessToken).settle(destination, { settlementAmt: amount, executionInterval });
 
 before(async () => {
   service = await startTestService({ WORKERS: '0' });

@@ -10,6 +10,7 @@ import { checkLedger } from '../../src/ledger/service.ts';
 import { createPipeline } from '../../src/settlements/pipeline.ts';
 import { NO_VENUES } from '../../src/settlements/venues.ts';
 import { createSandboxVenues } from '../../src/settlements/sandbox-venues.ts';
+import { settlementApi, type Json } from '../support/settlements.ts';
 
 let service: TestService;
 let auth: string;
@@ -23,17 +24,8 @@ after(async () => {
   await service.stop();
 });
 
-type Json = Record<string, unknown>;
 
-async function settle(extra: Json = {}, destination = 'PARTNER_MX'): Promise<Json> {
-  const rate = await json<{ rateId: string }>(await fetch(`${service.url}/v2/settlement-rates?destinationMemberId=${destination}`, { headers: bearer(auth) }));
-  const response = await fetch(`${service.url}/v2/settlements`, {
-    method: 'POST', headers: { ...bearer(auth), 'content-type': 'application/json' },
-    body: JSON.stringify({ destinationMemberId: destination, settlementAmt: 1000, rateId: rate.rateId, executionInterval: 'IMMEDIATE', ...extra }),
-  });
-  assert.equal(response.status, 201);
-  return json(response);
-}
+const settle = (extra: Json = {}, destination = 'PARTNER_MX') => settlementApi(service.url, auth).settle(destination, extra);
 const advance = (id: string, body?: Json, accessToken = auth) => fetch(`${service.url}/v2/sandbox/settlements/${id}/advance`, {
   method: 'POST', headers: { ...bearer(accessToken), ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}),
 });

@@ -6,6 +6,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { DEMO, DEMO_2, bearer, json, token, expectError } from '../support/http.ts';
 import { createRatesService } from '../../src/settlements/rates.ts';
 import { NO_RATE_SOURCE } from '../../src/settlements/rate-source.ts';
+import type { RateRecord } from '../support/settlements.ts';
 
 let service: TestService;
 let settlements: string;
@@ -26,7 +27,6 @@ const rates = (query: string, accessToken = settlements) => fetch(`${service.url
 const expire = (rateId: string, accessToken = settlements) =>
   fetch(`${service.url}/v2/sandbox/settlement-rates/${rateId}/expire`, { method: 'POST', headers: bearer(accessToken) });
 
-type RateRecord = { rateId: string; rate: number; expiryTime: string; forecastRates: Array<{ executionInterval: string; rate: number }> } & Record<string, unknown>;
 
 async function stored(rateId: string) {
   const { rows } = await service.db.query(
