@@ -29,6 +29,11 @@ import { AddressInfo, Beneficiary, ComplianceInfo, PayoutRecord, Sender } from '
 import { sandboxRoutes } from './sandbox/routes.ts';
 import { clientRoutes } from './auth/client-routes.ts';
 import { healthRoutes, type Readiness } from './health/routes.ts';
+import { eventRoutes } from './events/routes.ts';
+import { EventRecord } from './events/schemas.ts';
+import type { EventsService } from './events/service.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import type { EndpointsService } from './webhooks/endpoints.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -43,6 +48,8 @@ export interface AppOptions {
   payouts: PayoutsService;
   rates: RatesService;
   settlements: SettlementsService;
+  events: EventsService;
+  webhookEndpoints: EndpointsService;
 }
 
 /** One access-log line per request (not two), with the path but never the query string. */
@@ -97,7 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await registerOpenApi(app);
   // Schemas referenced by $ref from more than one area live at the root.
-  for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord]) app.addSchema(schema);
+  for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord, EventRecord]) app.addSchema(schema);
   registerAuth(app, { signer, clientStatus });
 
   await app.register(healthRoutes, { readiness: options.readiness });
@@ -109,6 +116,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(payoutListRoutes, { db: options.db });
   await app.register(memberRoutes, { db: options.db });
   await app.register(settlementRoutes, { rates: options.rates, settlements: options.settlements, sandbox: options.mode === 'sandbox' });
+  await app.register(eventRoutes, { events: options.events });
+  await app.register(webhookRoutes, { endpoints: options.webhookEndpoints });
   if (options.mode === 'sandbox') await app.register(sandboxRoutes, { db: options.db });
   return app;
 }

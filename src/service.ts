@@ -26,6 +26,12 @@ import { createSandboxVenues } from './settlements/sandbox-venues.ts';
 import { NO_VENUES } from './settlements/venues.ts';
 import { NO_RATE_SOURCE } from './settlements/rate-source.ts';
 import { sandboxRateSource } from './settlements/sandbox-rates.ts';
+import { createEventsService } from './events/service.ts';
+import { createEndpointsService } from './webhooks/endpoints.ts';
+import { createSecretBox } from './webhooks/secrets.ts';
+import { createSender, type Sender } from './webhooks/sender.ts';
+import { createDelivery } from './webhooks/deliver.ts';
+import { DELIVER_TASK } from './webhooks/task-names.ts';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -55,12 +61,16 @@ export async function startService(config: Config, log: Logger): Promise<Running
   let embedded: EmbeddedPostgres | undefined;
   let db: Db | undefined;
   let workers: Workers | undefined;
+  let webhookWorkers: Workers | undefined;
+  let sender: Sender | undefined;
   let app: FastifyInstance | undefined;
   let ready = false;
   const stop = async () => {
     ready = false;
     await app?.close(); // stops accepting, lets in-flight requests finish
     await workers?.stop(); // lets running jobs finish
+    await webhookWorkers?.stop();
+    await sender?.close();
     await db?.end();
     await embedded?.stop();
   };
@@ -112,10 +122,23 @@ export async function startService(config: Config, log: Logger): Promise<Running
       jobKey: RECOVERY_SWEEP_JOB_KEY,
       runAt: new Date(Date.now() + config.payoutSubmissionRecoverySeconds * 1000),
     });
+    const secrets = createSecretBox(keys.clientSecretKey);
+    const urlMode = config.mode === 'production' ? 'production' : 'sandbox';
+    const webhookEndpoints = createEndpointsService({ db: pool, secrets, clock, mode: urlMode });
+    const events = createEventsService({ db: pool });
     if (config.workers > 0) {
       // the runner gets its own connections, so that jobs and API requests never wait for each other's
       const workerPool = createPool({ url: database.url, max: config.workers + 2, applicationName: `worker-${process.pid}` });
       workers = await startWorkers({ db: workerPool, taskList, cron: cronItems, concurrency: config.workers, log });
+    }
+    if (config.webhookWorkers > 0) {
+      // deliveries have a worker pool of their own: receivers' response times never hold up payouts and settlements
+      sender = createSender({ mode: urlMode, timeoutMs: config.webhookTimeoutMs, connectionsPerOriginMax: config.webhookEndpointConcurrency });
+      const webhookPool = createPool({ url: database.url, max: 8, applicationName: `webhooks-${process.pid}` });
+      const delivery = createDelivery({ db: webhookPool, secrets, sender, clock, endpointConcurrencyMax: config.webhookEndpointConcurrency });
+      webhookWorkers = await startWorkers({
+        db: webhookPool, taskList: { [DELIVER_TASK]: delivery.task }, concurrency: config.webhookWorkers, log, sweepDeadWorkers: false,
+      });
     }
     app = await buildApp({
       mode: config.mode,
@@ -127,6 +150,8 @@ export async function startService(config: Config, log: Logger): Promise<Running
       payouts,
       rates,
       settlements,
+      events,
+      webhookEndpoints,
       readiness: {
         async notReadyReason() {
           if (!ready) return 'starting or shutting down';

@@ -26,3 +26,52 @@ export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<v
     ],
   );
 }
+
+export interface EventRecord {
+  eventId: string;
+  type: EventType;
+  timestamp: Date;
+  data: Record<string, unknown>;
+}
+
+/** Where a member's page starts: the position of one of its events, or undefined if it has no such event. */
+export async function findPosition(db: Queryable, memberId: string, eventId: string): Promise<{ txid: string; seq: string } | undefined> {
+  const { rows } = await db.query<{ txid: string; seq: string }>(
+    'SELECT txid::text AS txid, event_id::text AS seq FROM events WHERE event_key = $1 AND member_id = $2',
+    [eventId, memberId],
+  );
+  return rows[0];
+}
+
+/**
+ * A member's events after `from` (or from the start), oldest first, in (txid, event_id) order and
+ * only from transactions older than every one still running (see migration 0013): an event that
+ * becomes visible later always sorts after this page, so paging never skips or repeats one.
+ */
+export async function listEvents(db: Queryable, memberId: string, from: { txid: string; seq: string } | undefined, limit: number): Promise<EventRecord[]> {
+  const { rows } = await db.query<EventRecord>({
+    name: 'events-list',
+    text: `SELECT event_key AS "eventId", type, created_at AS "timestamp",
+                  data || jsonb_build_object('eventId', event_key, 'sequence', sequence) AS data
+             FROM events
+            WHERE member_id = $1
+              AND ($2::xid8 IS NULL OR (txid, event_id) > ($2::xid8, $3::bigint))
+              AND txid < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY txid, event_id
+            LIMIT $4`,
+    values: [memberId, from?.txid ?? null, from?.seq ?? null, limit],
+  });
+  return rows;
+}
+
+/** Forgets events older than the retention period (their deliveries go with them); answers how many. */
+export async function purgeEvents(db: Queryable, olderThan: Date, batchSizeMax: number): Promise<number> {
+  const { rows } = await db.query<{ purged: number }>(
+    `WITH old AS (SELECT event_id FROM events WHERE created_at < $1 ORDER BY created_at LIMIT $2),
+          deliveries AS (DELETE FROM webhook_deliveries WHERE event_id IN (SELECT event_id FROM old) RETURNING 1),
+          gone AS (DELETE FROM events WHERE event_id IN (SELECT event_id FROM old) RETURNING 1)
+     SELECT (SELECT count(*) FROM gone)::int + 0 * (SELECT count(*) FROM deliveries) AS purged`,
+    [olderThan, batchSizeMax],
+  );
+  return rows[0]!.purged;
+}

@@ -32,6 +32,9 @@ const EnvSchema = Type.Object({
   RATE_LOCK_MINUTES: Type.Integer({ minimum: 1, maximum: 1440, default: 15 }),
   PARTNER_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 }),
   PAYOUT_SUBMISSION_RECOVERY_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+  WEBHOOK_WORKERS: Type.Integer({ minimum: 0, maximum: 256, default: 32 }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 30_000, default: 10_000 }),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
   SANDBOX_RAIL_LATENCY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 0 }),
   SANDBOX_CLIENT_SECRET_1: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
   SANDBOX_CLIENT_SECRET_2: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
@@ -63,6 +66,12 @@ export interface Config {
   partnerTimeoutMs: number;
   /** When a submission whose answer was never applied (crash, timeout) is sent again. */
   payoutSubmissionRecoverySeconds: number;
+  /** Concurrent webhook deliveries per process (a worker pool of their own); 0: this process delivers none. */
+  webhookWorkers: number;
+  /** A receiver that has not answered by then has failed this attempt. */
+  webhookTimeoutMs: number;
+  /** Requests one endpoint may have in flight per process, so that a slow one cannot take every delivery worker. */
+  webhookEndpointConcurrency: number;
   /** Sandbox partners' simulated response time. */
   sandboxRailLatencyMs: number;
 }
@@ -111,6 +120,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     partnerTimeoutMs: checked.PARTNER_TIMEOUT_MS,
     payoutSubmissionRecoverySeconds: checked.PAYOUT_SUBMISSION_RECOVERY_SECONDS,
     sandboxRailLatencyMs: checked.SANDBOX_RAIL_LATENCY_MS,
+    webhookWorkers: checked.WEBHOOK_WORKERS,
+    webhookTimeoutMs: checked.WEBHOOK_TIMEOUT_MS,
+    webhookEndpointConcurrency: checked.WEBHOOK_ENDPOINT_CONCURRENCY,
   };
   checkProductionSecrets(config);
   return config;

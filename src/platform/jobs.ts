@@ -72,6 +72,8 @@ export interface StartWorkersOptions {
   pollIntervalMs?: number;
   /** Schedules, declared in code. */
   cron?: CronItem[];
+  /** Whether this pool runs the dead-worker sweep (default true; a second pool in the same process need not). */
+  sweepDeadWorkers?: boolean;
 }
 
 /** How often a live process records that its workers are alive. */
@@ -141,7 +143,9 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Worker
     events,
   });
   // the first sweep soon after start: jobs a crashed predecessor held are freed once it has been silent long enough
-  await enqueueJob(options.db, UNLOCK_TASK, {}, { jobKey: UNLOCK_TASK, runAt: new Date(Date.now() + UNLOCK_INTERVAL_MS) });
+  if (options.sweepDeadWorkers !== false) {
+    await enqueueJob(options.db, UNLOCK_TASK, {}, { jobKey: UNLOCK_TASK, runAt: new Date(Date.now() + UNLOCK_INTERVAL_MS) });
+  }
   return {
     // stop() lets running jobs finish (graceful shutdown), then releases the worker's connections.
     stop: async () => {

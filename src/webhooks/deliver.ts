@@ -1,0 +1,112 @@
+// One delivery attempt, run as the graphile-worker job `webhooks.deliver` {deliveryId, attempt}.
+// The job re-reads the delivery and does nothing if it has moved on (a duplicate run), signs the
+// event with the endpoint's secret (Standard Webhooks, via the standardwebhooks package), posts it
+// outside any transaction, then records the attempt and its consequence in one statement: done,
+// the next attempt's job, or given up. An endpoint has at most `endpointConcurrencyMax` requests
+// in flight in a process; a job that finds it busy is put back a second later without counting an
+// attempt, so a slow endpoint holds a few worker slots, never all of them.
+import { Webhook } from 'standardwebhooks';
+import type { Task } from 'graphile-worker';
+import type { Clock } from '../platform/clock.ts';
+import type { Queryable } from '../platform/database/pool.ts';
+import { isUuid } from '../platform/ids.ts';
+import * as repo from './repo.ts';
+import { retryDelayMs } from './schedule.ts';
+import type { SecretBox } from './secrets.ts';
+import type { SendResult, Sender } from './sender.ts';
+
+export type DeliveryOutcome = 'SUCCEEDED' | 'RETRY' | 'FAILED' | 'STALE' | 'ABANDONED' | 'DEFERRED';
+
+export interface DeliveryDeps {
+  db: Queryable;
+  secrets: SecretBox;
+  sender: Sender;
+  clock: Clock;
+  endpointConcurrencyMax: number;
+}
+
+const DEFER_MS = 1000;
+const SIGNERS_CACHED_MAX = 1000;
+
+export const GONE_REASON = 'the endpoint answered 410 Gone';
+
+/** The body every receiver gets: `{type, timestamp, data}`, data carrying eventId and sequence. */
+export function webhookBody(d: Pick<repo.DeliveryToSend, 'type' | 'timestamp' | 'data'>): string {
+  return JSON.stringify({ type: d.type, timestamp: d.timestamp.toISOString(), data: d.data });
+}
+
+function judge(result: SendResult, attemptsMade: number, now: Date): Pick<repo.AttemptRecord, 'outcome' | 'nextAttemptAt' | 'disableEndpoint'> {
+  if (result.status !== null && result.status >= 200 && result.status < 300) return { outcome: 'SUCCEEDED', nextAttemptAt: null, disableEndpoint: null };
+  if (result.status === 410) return { outcome: 'FAILED', nextAttemptAt: null, disableEndpoint: GONE_REASON };
+  const delayMs = retryDelayMs(attemptsMade);
+  return delayMs === undefined
+    ? { outcome: 'FAILED', nextAttemptAt: null, disableEndpoint: null }
+    : { outcome: 'RETRY', nextAttemptAt: new Date(now.getTime() + delayMs), disableEndpoint: null };
+}
+
+export function createDelivery(deps: DeliveryDeps) {
+  const inFlight = new Map<string, number>();
+  const signers = new Map<string, Webhook>();
+
+  function signer(sealed: string): Webhook {
+    let webhook = signers.get(sealed);
+    if (!webhook) {
+      if (signers.size >= SIGNERS_CACHED_MAX) signers.clear();
+      webhook = new Webhook(deps.secrets.open(sealed));
+      signers.set(sealed, webhook);
+    }
+    return webhook;
+  }
+
+  async function post(d: repo.DeliveryToSend): Promise<{ result: SendResult; attemptedAt: Date }> {
+    const attemptedAt = deps.clock.now();
+    const body = webhookBody(d);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'settlement-payout-service-webhooks/1',
+      'webhook-id': d.eventId,
+      'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
+      'webhook-signature': signer(d.secretSealed).sign(d.eventId, attemptedAt, body),
+    };
+    const busy = inFlight.get(d.webhookEndpointId) ?? 0;
+    inFlight.set(d.webhookEndpointId, busy + 1);
+    try {
+      return { result: await deps.sender.send(d.url, headers, body), attemptedAt };
+    } finally {
+      const left = (inFlight.get(d.webhookEndpointId) ?? 1) - 1;
+      if (left === 0) inFlight.delete(d.webhookEndpointId);
+      else inFlight.set(d.webhookEndpointId, left);
+    }
+  }
+
+  async function deliver(deliveryId: string, attemptsBefore: number): Promise<DeliveryOutcome> {
+    const d = await repo.findDeliveryToSend(deps.db, deliveryId);
+    if (!d || d.status !== 'PENDING' || d.attempts !== attemptsBefore) return 'STALE';
+    if (d.endpointStatus !== 'ENABLED') {
+      await repo.abandonDelivery(deps.db, deliveryId, attemptsBefore, `the endpoint is ${d.endpointStatus.toLowerCase()}`);
+      return 'ABANDONED';
+    }
+    if ((inFlight.get(d.webhookEndpointId) ?? 0) >= deps.endpointConcurrencyMax) {
+      await repo.deferDelivery(deps.db, deliveryId, attemptsBefore, new Date(deps.clock.now().getTime() + DEFER_MS * (1 + Math.random())));
+      return 'DEFERRED';
+    }
+    const { result, attemptedAt } = await post(d);
+    const verdict = judge(result, attemptsBefore + 1, deps.clock.now());
+    const recorded = await repo.recordAttempt(deps.db, {
+      deliveryId, attemptsBefore, attemptedAt, responseStatus: result.status, latencyMs: result.latencyMs,
+      error: result.error ?? (result.status !== null && verdict.outcome !== 'SUCCEEDED' ? `answered ${result.status}` : null),
+      ...verdict,
+    });
+    return recorded ? verdict.outcome : 'STALE';
+  }
+
+  const task: Task = async (payload) => {
+    const { deliveryId, attempt } = (payload ?? {}) as { deliveryId?: unknown; attempt?: unknown };
+    if (typeof deliveryId !== 'string' || !isUuid(deliveryId) || typeof attempt !== 'number') throw new Error('webhooks.deliver: malformed payload');
+    await deliver(deliveryId, attempt);
+  };
+
+  return { deliver, task };
+}
+
+export type Delivery = ReturnType<typeof createDelivery>;

@@ -1,0 +1,198 @@
+// SQL of the notifications area: endpoints, deliveries and their attempts. The fan-out of new
+// events into deliveries is the trigger of migration 0013.
+import type { Queryable } from '../platform/database/pool.ts';
+import { isUuid } from '../platform/ids.ts';
+import type { EventType } from '../events/repo.ts';
+import { DELIVER_TASK } from './task-names.ts';
+
+export type EndpointStatus = 'ENABLED' | 'DISABLED' | 'DELETED';
+
+export interface EndpointRow {
+  webhookEndpointId: string;
+  memberId: string;
+  url: string;
+  eventTypes: EventType[];
+  secretSealed: string;
+  status: EndpointStatus;
+  statusReason: string | null;
+  creationTime: Date;
+  statusTime: Date | null;
+}
+
+const ENDPOINT_COLUMNS = `webhook_endpoint_id AS "webhookEndpointId", member_id AS "memberId", url, event_types AS "eventTypes",
+  secret_sealed AS "secretSealed", status, status_reason AS "statusReason", creation_time AS "creationTime", status_time AS "statusTime"`;
+
+export async function insertEndpoint(db: Queryable, e: Omit<EndpointRow, 'status' | 'statusReason' | 'statusTime'>): Promise<void> {
+  await db.query(
+    `INSERT INTO webhook_endpoints (webhook_endpoint_id, member_id, url, event_types, secret_sealed, creation_time)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [e.webhookEndpointId, e.memberId, e.url, e.eventTypes, e.secretSealed, e.creationTime],
+  );
+}
+
+/** The member's endpoints that are not deleted, oldest first. */
+export async function listEndpoints(db: Queryable, memberId: string): Promise<EndpointRow[]> {
+  const { rows } = await db.query<EndpointRow>(
+    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE member_id = $1 AND status <> 'DELETED'
+      ORDER BY creation_time, webhook_endpoint_id`,
+    [memberId],
+  );
+  return rows;
+}
+
+export async function findEndpoint(db: Queryable, webhookEndpointId: string): Promise<EndpointRow | undefined> {
+  if (!isUuid(webhookEndpointId)) return undefined;
+  const { rows } = await db.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE webhook_endpoint_id = $1`, [webhookEndpointId]);
+  return rows[0];
+}
+
+/** Moves an endpoint to `to` unless it is already deleted; answers whether it moved. */
+export async function setEndpointStatus(
+  db: Queryable, webhookEndpointId: string, to: EndpointStatus, reason: string | null, memberId?: string,
+): Promise<boolean> {
+  if (!isUuid(webhookEndpointId)) return false;
+  const { rowCount } = await db.query(
+    `UPDATE webhook_endpoints SET status = $2, status_reason = $3, status_time = now()
+      WHERE webhook_endpoint_id = $1 AND status <> 'DELETED' AND ($4::text IS NULL OR member_id = $4)`,
+    [webhookEndpointId, to, reason, memberId ?? null],
+  );
+  return rowCount === 1;
+}
+
+export interface DeliveryToSend {
+  deliveryId: string;
+  webhookEndpointId: string;
+  status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
+  attempts: number;
+  url: string;
+  secretSealed: string;
+  endpointStatus: EndpointStatus;
+  eventId: string;
+  type: EventType;
+  timestamp: Date;
+  data: Record<string, unknown>;
+}
+
+export async function findDeliveryToSend(db: Queryable, deliveryId: string): Promise<DeliveryToSend | undefined> {
+  const { rows } = await db.query<DeliveryToSend>({
+    name: 'webhooks-delivery-to-send',
+    text: `SELECT d.delivery_id AS "deliveryId", d.webhook_endpoint_id AS "webhookEndpointId", d.status, d.attempts,
+                  w.url, w.secret_sealed AS "secretSealed", w.status AS "endpointStatus",
+                  e.event_key AS "eventId", e.type, e.created_at AS "timestamp",
+                  e.data || jsonb_build_object('eventId', e.event_key, 'sequence', e.sequence) AS data
+             FROM webhook_deliveries d
+             JOIN webhook_endpoints w ON w.webhook_endpoint_id = d.webhook_endpoint_id
+             JOIN events e ON e.event_id = d.event_id
+            WHERE d.delivery_id = $1`,
+    values: [deliveryId],
+  });
+  return rows[0];
+}
+
+export interface AttemptRecord {
+  deliveryId: string;
+  /** Attempts made before this one: the record is written only if the delivery still says so. */
+  attemptsBefore: number;
+  attemptedAt: Date;
+  responseStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** The delivery's state after this attempt. */
+  outcome: 'SUCCEEDED' | 'FAILED' | 'RETRY';
+  nextAttemptAt: Date | null;
+  /** 410 Gone: the endpoint is disabled with this reason. */
+  disableEndpoint: string | null;
+}
+
+/**
+ * Records an attempt and its consequence in one statement: the attempt row, the delivery's new
+ * state, the job of the next attempt, and the endpoint disabled on a 410. Does nothing (answers
+ * false) when the delivery has moved on since the attempt began (a duplicate job run).
+ */
+export async function recordAttempt(db: Queryable, a: AttemptRecord): Promise<boolean> {
+  const status = a.outcome === 'RETRY' ? 'PENDING' : a.outcome;
+  const { rows } = await db.query<{ recorded: number }>({
+    name: 'webhooks-record-attempt',
+    text: `WITH d AS (
+             UPDATE webhook_deliveries SET attempts = attempts + 1, status = $7::text, last_error = $6::text, next_attempt_at = $8::timestamptz,
+                    completed_at = CASE WHEN $7::text = 'PENDING' THEN NULL ELSE $3::timestamptz END
+              WHERE delivery_id = $1 AND status = 'PENDING' AND attempts = $2
+              RETURNING delivery_id, attempts, webhook_endpoint_id),
+           a AS (INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, response_status, latency_ms, error)
+                 SELECT delivery_id, attempts, $3, $4, $5, $6 FROM d RETURNING 1),
+           j AS (SELECT graphile_worker.add_job($10, json_build_object('deliveryId', d.delivery_id, 'attempt', d.attempts), run_at => $8)
+                   FROM d WHERE $8::timestamptz IS NOT NULL),
+           w AS (UPDATE webhook_endpoints SET status = 'DISABLED', status_reason = $9, status_time = $3
+                  WHERE $9::text IS NOT NULL AND status = 'ENABLED' AND webhook_endpoint_id IN (SELECT webhook_endpoint_id FROM d)
+                  RETURNING 1)
+           SELECT (SELECT count(*) FROM a)::int + 0 * (SELECT count(*) FROM j) + 0 * (SELECT count(*) FROM w) AS recorded`,
+    values: [a.deliveryId, a.attemptsBefore, a.attemptedAt, a.responseStatus, a.latencyMs, a.error, status, a.nextAttemptAt, a.disableEndpoint, DELIVER_TASK],
+  });
+  return rows[0]!.recorded === 1;
+}
+
+/** Ends a pending delivery without an attempt (its endpoint is disabled or deleted). */
+export async function abandonDelivery(db: Queryable, deliveryId: string, attemptsBefore: number, reason: string): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries SET status = 'FAILED', last_error = $3, next_attempt_at = NULL, completed_at = now()
+      WHERE delivery_id = $1 AND status = 'PENDING' AND attempts = $2`,
+    [deliveryId, attemptsBefore, reason],
+  );
+}
+
+/** Puts a delivery's job back without counting an attempt (its endpoint is busy in this process). */
+export async function deferDelivery(db: Queryable, deliveryId: string, attemptsBefore: number, runAt: Date): Promise<void> {
+  await db.query(
+    `SELECT graphile_worker.add_job($4, json_build_object('deliveryId', delivery_id, 'attempt', attempts), run_at => $3)
+       FROM webhook_deliveries WHERE delivery_id = $1 AND status = 'PENDING' AND attempts = $2`,
+    [deliveryId, attemptsBefore, runAt, DELIVER_TASK],
+  );
+}
+
+export interface DeliveryView {
+  deliveryId: string;
+  webhookEndpointId: string;
+  eventId: string;
+  type: string;
+  status: string;
+  attempts: number;
+  lastError: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+/** A member's failed deliveries, newest first (the operator's view). */
+export async function failedDeliveries(db: Queryable, memberId: string, limit: number): Promise<DeliveryView[]> {
+  const { rows } = await db.query<DeliveryView>(
+    `SELECT d.delivery_id AS "deliveryId", d.webhook_endpoint_id AS "webhookEndpointId", e.event_key AS "eventId", e.type,
+            d.status, d.attempts, d.last_error AS "lastError", d.created_at AS "createdAt", d.completed_at AS "completedAt"
+       FROM webhook_deliveries d JOIN events e ON e.event_id = d.event_id
+      WHERE d.member_id = $1 AND d.status = 'FAILED'
+      ORDER BY d.completed_at DESC, d.delivery_id LIMIT $2`,
+    [memberId, limit],
+  );
+  return rows;
+}
+
+export type RedeliverResult = 'REQUEUED' | 'NOT_FOUND' | 'NOT_FAILED' | 'ENDPOINT_NOT_ENABLED';
+
+/** A failed delivery gets a new series of attempts, starting now (its earlier attempts stay on record). */
+export async function redeliver(db: Queryable, deliveryId: string): Promise<RedeliverResult> {
+  if (!isUuid(deliveryId)) return 'NOT_FOUND';
+  const { rows } = await db.query<{ status: string; endpointStatus: string; requeued: boolean }>(
+    `WITH target AS (
+       SELECT d.delivery_id, d.status, w.status AS endpoint_status FROM webhook_deliveries d
+         JOIN webhook_endpoints w ON w.webhook_endpoint_id = d.webhook_endpoint_id WHERE d.delivery_id = $1 FOR UPDATE OF d),
+     moved AS (
+       UPDATE webhook_deliveries d SET status = 'PENDING', completed_at = NULL, next_attempt_at = now(), last_error = NULL
+         FROM target t WHERE d.delivery_id = t.delivery_id AND t.status = 'FAILED' AND t.endpoint_status = 'ENABLED'
+         RETURNING d.delivery_id, d.attempts),
+     job AS (SELECT graphile_worker.add_job($2, json_build_object('deliveryId', delivery_id, 'attempt', attempts)) FROM moved)
+     SELECT t.status, t.endpoint_status AS "endpointStatus", (SELECT count(*) FROM job) = 1 AS requeued FROM target t`,
+    [deliveryId, DELIVER_TASK],
+  );
+  const row = rows[0];
+  if (!row) return 'NOT_FOUND';
+  if (row.requeued) return 'REQUEUED';
+  return row.status !== 'FAILED' ? 'NOT_FAILED' : 'ENDPOINT_NOT_ENABLED';
+}
