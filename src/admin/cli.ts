@@ -12,6 +12,7 @@ import { createLogger } from '../platform/logger.ts';
 import { createClientsService } from '../auth/clients.ts';
 import { createMembersService } from '../members/service.ts';
 import { isScope, type Scope } from '../auth/scopes.ts';
+import { failedDeliveries, findEndpoint, listEndpoints, redeliver, setEndpointStatus, type EndpointRow } from '../webhooks/repo.ts';
 import { printTable } from './output.ts';
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
@@ -25,13 +26,21 @@ export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   clients list [--member MEMBER_ID]
   clients rotate CLIENT_ID
   clients revoke CLIENT_ID
+  webhooks endpoints --member MEMBER_ID
+  webhooks failed --member MEMBER_ID [--limit N]
+  webhooks redeliver DELIVERY_ID
+  webhooks enable ENDPOINT_ID
 
 The client secret is printed once, by create and rotate; only its keyed hash is stored.`;
 
 const COMMANDS = new Set([
   'members list', 'members create', 'corridors list', 'corridors set',
   'clients create', 'clients list', 'clients rotate', 'clients revoke',
+  'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable',
 ]);
+
+/** Commands that answer a list: with --json they print an array even when it has one row. */
+const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed']);
 
 class UsageError extends Error {}
 class CommandError extends Error {}
@@ -52,6 +61,7 @@ const OPTIONS = {
   member: { type: 'string' },
   scopes: { type: 'string' },
   'client-id': { type: 'string' },
+  limit: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -75,6 +85,23 @@ function parseBoolean(text: string | undefined): boolean | undefined {
   if (text !== 'true' && text !== 'false') throw new UsageError('--active takes true or false');
   return text === 'true';
 }
+
+function parseLimit(text: string | undefined): number {
+  if (text === undefined) return 50;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 500) throw new UsageError('--limit is a whole number from 1 to 500');
+  return Number(text);
+}
+
+/** What an operator sees of an endpoint: never its secret. */
+function endpointView(e: EndpointRow): object {
+  return { webhookEndpointId: e.webhookEndpointId, url: e.url, eventTypes: e.eventTypes, status: e.status, statusReason: e.statusReason, creationTime: e.creationTime };
+}
+
+const REDELIVER_REFUSALS = {
+  NOT_FOUND: 'NOT_FOUND: no webhook delivery has this id',
+  NOT_FAILED: 'NOT_FAILED: only a FAILED delivery can be redelivered',
+  ENDPOINT_NOT_ENABLED: 'ENDPOINT_NOT_ENABLED: the delivery\'s endpoint is not enabled (run "webhooks enable ENDPOINT_ID" first)',
+} as const;
 
 function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: string; detail?: string }): T {
   if (result.ok) return result.value;
@@ -138,6 +165,32 @@ async function execute(db: Db, clientSecretKey: Buffer, words: string[], values:
       if (!argument) throw new UsageError('clients revoke needs a CLIENT_ID');
       return { rows: [unwrap(await clients.revoke(argument))] };
     }
+    case 'webhooks endpoints':
+      return { rows: (await listEndpoints(db, required(values, 'member'))).map(endpointView) };
+    case 'webhooks failed': {
+      const memberId = required(values, 'member');
+      const limit = parseLimit(values.limit);
+      const failed = await failedDeliveries(db, memberId, limit);
+      return {
+        rows: failed.map((d) => ({
+          deliveryId: d.deliveryId, webhookEndpointId: d.webhookEndpointId, eventId: d.eventId, type: d.type,
+          attempts: d.attempts, lastError: d.lastError, completedAt: d.completedAt,
+        })),
+      };
+    }
+    case 'webhooks redeliver': {
+      if (!argument) throw new UsageError('webhooks redeliver needs a DELIVERY_ID');
+      const result = await redeliver(db, argument);
+      if (result !== 'REQUEUED') throw new CommandError(REDELIVER_REFUSALS[result]);
+      return { rows: [{ deliveryId: argument, result }], note: `Delivery ${argument} requeued: a new series of attempts starts now.` };
+    }
+    case 'webhooks enable': {
+      if (!argument) throw new UsageError('webhooks enable needs an ENDPOINT_ID');
+      if (!(await setEndpointStatus(db, argument, 'ENABLED', null))) throw new CommandError('NOT_FOUND: no webhook endpoint has this id, or it is deleted');
+      const endpoint = await findEndpoint(db, argument);
+      if (!endpoint) throw new CommandError('NOT_FOUND: no webhook endpoint has this id, or it is deleted');
+      return { rows: [endpointView(endpoint)], note: 'Enabled. Deliveries that failed meanwhile are not resent: use "webhooks redeliver DELIVERY_ID".' };
+    }
     default:
       throw new UsageError(`unknown command "${words.join(' ')}"`);
   }
@@ -174,7 +227,7 @@ async function main(argv: string[]): Promise<number> {
     await migrate(db, workerLogger(log));
     const keys = await resolveKeys(config);
     const { rows, note } = await execute(db, keys.clientSecretKey, positionals, values);
-    if (values.json) process.stdout.write(`${JSON.stringify(rows.length === 1 && positionals[1] !== 'list' ? rows[0] : rows, null, 2)}\n`);
+    if (values.json) process.stdout.write(`${JSON.stringify(rows.length === 1 && !LIST_COMMANDS.has(positionals.slice(0, 2).join(' ')) ? rows[0] : rows, null, 2)}\n`);
     else {
       printTable(rows);
       if (note) process.stdout.write(`\n${note}\n`);

@@ -70,7 +70,7 @@ export async function purgeEvents(db: Queryable, olderThan: Date, batchSizeMax: 
     `WITH old AS (SELECT event_id FROM events WHERE created_at < $1 ORDER BY created_at LIMIT $2),
           deliveries AS (DELETE FROM webhook_deliveries WHERE event_id IN (SELECT event_id FROM old) RETURNING 1),
           gone AS (DELETE FROM events WHERE event_id IN (SELECT event_id FROM old) RETURNING 1)
-     SELECT (SELECT count(*) FROM gone)::int + 0 * (SELECT count(*) FROM deliveries) AS purged`,
+     SELECT ((SELECT count(*) FROM gone) + 0 * (SELECT count(*) FROM deliveries))::int AS purged`,
     [olderThan, batchSizeMax],
   );
   return rows[0]!.purged;

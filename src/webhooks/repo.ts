@@ -125,7 +125,7 @@ export async function recordAttempt(db: Queryable, a: AttemptRecord): Promise<bo
            w AS (UPDATE webhook_endpoints SET status = 'DISABLED', status_reason = $9, status_time = $3
                   WHERE $9::text IS NOT NULL AND status = 'ENABLED' AND webhook_endpoint_id IN (SELECT webhook_endpoint_id FROM d)
                   RETURNING 1)
-           SELECT (SELECT count(*) FROM a)::int + 0 * (SELECT count(*) FROM j) + 0 * (SELECT count(*) FROM w) AS recorded`,
+           SELECT ((SELECT count(*) FROM a) + 0 * (SELECT count(*) FROM j) + 0 * (SELECT count(*) FROM w))::int AS recorded`,
     values: [a.deliveryId, a.attemptsBefore, a.attemptedAt, a.responseStatus, a.latencyMs, a.error, status, a.nextAttemptAt, a.disableEndpoint, DELIVER_TASK],
   });
   return rows[0]!.recorded === 1;

@@ -4,9 +4,13 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { ROOT, startTestService, tempDataDir, type TestService } from '../support/service.ts';
-import { bearer, json, requestToken } from '../support/http.ts';
+import { DEMO, bearer, json, requestToken, token } from '../support/http.ts';
+import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { GONE_REASON } from '../../src/webhooks/deliver.ts';
 
 const run = promisify(execFile);
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -109,6 +113,169 @@ describe('while the service runs', () => {
       status = (await fetch(`${service.url}/v2/purpose-codes`, { headers: bearer(liveToken) })).status;
     }
     assert.equal(status, 401);
+  });
+});
+
+describe('webhooks, while the service runs', () => {
+  let receiver: Receiver;
+  let endpoint: { webhookEndpointId: string; secret: string };
+  let eventId: string;
+  let deliveryId: string;
+
+  type FailedRow = { deliveryId: string; webhookEndpointId: string; eventId: string; type: string; attempts: number; lastError: string | null; completedAt: string };
+
+  async function deliveryStatus(id: string): Promise<string | undefined> {
+    assert.ok(service);
+    const { rows } = await service.db.query<{ status: string }>('SELECT status FROM webhook_deliveries WHERE delivery_id = $1', [id]);
+    return rows[0]?.status;
+  }
+
+  before(async () => {
+    assert.ok(service);
+    receiver = await startReceiver();
+    receiver.answer = () => ({ status: 410 });
+    const response = await fetch(`${service.url}/v2/webhook-endpoints`, {
+      method: 'POST',
+      headers: { ...bearer(await token(service.url, { scope: 'member' })), 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, eventTypes: ['payout.status_changed'] }),
+    });
+    assert.equal(response.status, 201);
+    endpoint = await json<{ webhookEndpointId: string; secret: string }>(response);
+    await payoutApi(service.url, await token(service.url, { scope: 'payouts' })).created(payoutBody('MX_SPEI'));
+    const db = service.db;
+    const statuses = await eventually(
+      async () => (await db.query<{ status: string }>('SELECT status FROM webhook_deliveries WHERE webhook_endpoint_id = $1', [endpoint.webhookEndpointId])).rows,
+      (rows) => rows.some((r) => r.status === 'FAILED'),
+    );
+    assert.ok(statuses.some((r) => r.status === 'FAILED'), 'the first delivery failed on the 410');
+    assert.ok(receiver.received.length >= 1);
+    eventId = receiver.received[0]!.headers['webhook-id']!;
+  });
+  after(async () => {
+    await receiver?.close();
+  });
+
+  test('webhooks endpoints shows the endpoint DISABLED with its reason, and no secret anywhere', async () => {
+    assert.ok(service);
+    const { rows } = await service.db.query<{ sealed: string }>('SELECT secret_sealed AS sealed FROM webhook_endpoints WHERE webhook_endpoint_id = $1', [endpoint.webhookEndpointId]);
+    const sealed = rows[0]!.sealed;
+    const listed = await adminJson<Array<Record<string, unknown>>>(['webhooks', 'endpoints', '--member', DEMO.memberId]);
+    assert.ok(Array.isArray(listed), 'a list prints an array even with one row');
+    const row = listed.find((e) => e['webhookEndpointId'] === endpoint.webhookEndpointId);
+    assert.ok(row);
+    assert.deepEqual(Object.keys(row), ['webhookEndpointId', 'url', 'eventTypes', 'status', 'statusReason', 'creationTime']);
+    assert.equal(row['url'], receiver.url);
+    assert.deepEqual(row['eventTypes'], ['payout.status_changed']);
+    assert.equal(row['status'], 'DISABLED');
+    assert.equal(row['statusReason'], GONE_REASON);
+    assert.equal(typeof row['creationTime'], 'string');
+
+    const text = await admin(['webhooks', 'endpoints', '--member', DEMO.memberId]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^webhookEndpointId\s+url\s+eventTypes\s+status\s+statusReason\s+creationTime\n/);
+    const line = text.stdout.split('\n').find((l) => l.startsWith(endpoint.webhookEndpointId));
+    assert.ok(line);
+    assert.match(line, /payout\.status_changed\s+DISABLED\s+the endpoint answered 410 Gone/);
+    for (const output of [text.stdout + text.stderr, JSON.stringify(listed)]) {
+      assert.doesNotMatch(output, /secret/i);
+      assert.doesNotMatch(output, /whsec_/);
+      assert.ok(!output.includes(endpoint.secret));
+      assert.ok(!output.includes(sealed));
+    }
+    const other = await adminJson<unknown[]>(['webhooks', 'endpoints', '--member', 'DEMO_SOURCE_2']);
+    assert.deepEqual(other, []);
+  });
+
+  test('webhooks failed lists the failed delivery, and checks --limit', async () => {
+    const failed = await adminJson<FailedRow[]>(['webhooks', 'failed', '--member', DEMO.memberId]);
+    const row = failed.find((d) => d.eventId === eventId);
+    assert.ok(row, 'the delivery the receiver refused with 410 is listed');
+    assert.deepEqual(Object.keys(row), ['deliveryId', 'webhookEndpointId', 'eventId', 'type', 'attempts', 'lastError', 'completedAt']);
+    assert.equal(row.webhookEndpointId, endpoint.webhookEndpointId);
+    assert.equal(row.type, 'payout.status_changed');
+    assert.equal(row.attempts, 1);
+    assert.equal(typeof row.completedAt, 'string');
+    const completed = failed.map((d) => Date.parse(d.completedAt));
+    assert.deepEqual(completed, [...completed].sort((a, b) => b - a), 'newest first');
+    deliveryId = row.deliveryId;
+
+    const one = await adminJson<FailedRow[]>(['webhooks', 'failed', '--member', DEMO.memberId, '--limit', '1']);
+    assert.ok(Array.isArray(one));
+    assert.equal(one.length, 1);
+    const text = await admin(['webhooks', 'failed', '--member', DEMO.memberId]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^deliveryId\s+webhookEndpointId\s+eventId\s+type\s+attempts\s+lastError\s+completedAt\n/);
+    assert.ok(text.stdout.includes(deliveryId));
+    assert.equal((await admin(['webhooks', 'failed', '--member', 'DEMO_SOURCE_2'])).stdout, '(none)\n');
+
+    for (const bad of ['0', '501', 'ten', '1.5', '-3']) {
+      const result = await admin(['webhooks', 'failed', '--member', DEMO.memberId, `--limit=${bad}`]);
+      assert.equal(result.code, 2, `--limit ${bad}`);
+      assert.match(result.stderr, /--limit is a whole number from 1 to 500/);
+      assert.match(result.stderr, /Usage:/);
+    }
+  });
+
+  test('webhooks redeliver is refused while the endpoint is disabled; after webhooks enable it resends the same webhook-id', async () => {
+    assert.ok(deliveryId);
+    const refused = await admin(['webhooks', 'redeliver', deliveryId]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^error: ENDPOINT_NOT_ENABLED: .*webhooks enable/);
+    assert.equal(await deliveryStatus(deliveryId), 'FAILED', 'a refusal changes nothing');
+
+    receiver.answer = () => ({ status: 200 });
+    const enabled = await adminJson(['webhooks', 'enable', endpoint.webhookEndpointId]);
+    assert.equal(enabled['webhookEndpointId'], endpoint.webhookEndpointId);
+    assert.equal(enabled['status'], 'ENABLED');
+    assert.equal(enabled['statusReason'], null);
+    assert.equal(enabled['secretSealed'], undefined);
+    const listed = await adminJson<Array<Record<string, unknown>>>(['webhooks', 'endpoints', '--member', DEMO.memberId]);
+    assert.equal(listed.find((e) => e['webhookEndpointId'] === endpoint.webhookEndpointId)?.['status'], 'ENABLED');
+
+    const before = receiver.received.filter((r) => r.headers['webhook-id'] === eventId).length;
+    const requeued = await admin(['webhooks', 'redeliver', deliveryId]);
+    assert.equal(requeued.code, 0, requeued.stderr);
+    assert.match(requeued.stdout, new RegExp(`Delivery ${deliveryId} requeued`));
+    const status = await eventually(() => deliveryStatus(deliveryId), (s) => s === 'SUCCEEDED');
+    assert.equal(status, 'SUCCEEDED');
+    const again = receiver.received.filter((r) => r.headers['webhook-id'] === eventId);
+    assert.equal(again.length, before + 1, 'the receiver got the same webhook-id once more');
+    const failed = await adminJson<FailedRow[]>(['webhooks', 'failed', '--member', DEMO.memberId]);
+    assert.ok(!failed.some((d) => d.deliveryId === deliveryId), 'no longer listed as failed');
+  });
+
+  test('webhooks redeliver refuses a delivery that has not failed and an unknown id; enable refuses an unknown endpoint', async () => {
+    assert.ok(deliveryId);
+    assert.equal(await deliveryStatus(deliveryId), 'SUCCEEDED');
+    const notFailed = await admin(['webhooks', 'redeliver', deliveryId]);
+    assert.equal(notFailed.code, 1);
+    assert.match(notFailed.stderr, /^error: NOT_FAILED: only a FAILED delivery can be redelivered/);
+    assert.equal(await deliveryStatus(deliveryId), 'SUCCEEDED');
+
+    for (const id of [randomUUID(), 'not-a-uuid']) {
+      const unknown = await admin(['webhooks', 'redeliver', id]);
+      assert.equal(unknown.code, 1, id);
+      assert.match(unknown.stderr, /^error: NOT_FOUND: no webhook delivery has this id/);
+    }
+    const unknownEndpoint = await admin(['webhooks', 'enable', randomUUID()]);
+    assert.equal(unknownEndpoint.code, 1);
+    assert.match(unknownEndpoint.stderr, /^error: NOT_FOUND: no webhook endpoint has this id, or it is deleted/);
+  });
+
+  test('a missing --member or id is a usage error', async () => {
+    for (const args of [['webhooks', 'endpoints'], ['webhooks', 'failed'], ['webhooks', 'failed', '--limit', '10']]) {
+      const result = await admin(args);
+      assert.equal(result.code, 2, args.join(' '));
+      assert.match(result.stderr, /^--member is required\n\nUsage:/);
+      assert.match(result.stderr, /webhooks failed --member MEMBER_ID \[--limit N\]/);
+    }
+    const noDelivery = await admin(['webhooks', 'redeliver']);
+    assert.equal(noDelivery.code, 2);
+    assert.match(noDelivery.stderr, /^webhooks redeliver needs a DELIVERY_ID/);
+    const noEndpoint = await admin(['webhooks', 'enable']);
+    assert.equal(noEndpoint.code, 2);
+    assert.match(noEndpoint.stderr, /^webhooks enable needs an ENDPOINT_ID/);
+    assert.equal((await admin(['webhooks', 'explode'])).code, 2);
   });
 });
 
