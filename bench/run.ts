@@ -4,6 +4,8 @@
 // Later areas add their scenarios to SCENARIOS.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -114,6 +116,62 @@ async function immediateBatch(url: string, token: string, count: number): Promis
   return { created, completed, seconds: Math.round((Date.now() - started) / 100) / 10 };
 }
 
+const WEBHOOK_BATCH = 10_000;
+const WEBHOOK_BATCH_LIMIT_S = 120;
+const BASIC_2 = `Basic ${Buffer.from('demo-source-2:demo-secret-2').toString('base64')}`;
+
+async function tokenFor(url: string, basic: string, scope: string): Promise<string> {
+  const response = await fetch(`${url}/oauth2/token`, {
+    method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=client_credentials&scope=${scope}`,
+  });
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/**
+ * Webhook delivery rate: WEBHOOK_BATCH payouts are created while no process delivers (the bench's
+ * service runs without delivery workers), so that each leaves one pending delivery to a receiver in
+ * this process; then a second service process on the same database, with delivery workers only,
+ * drains them. The rate is deliveries / (last received - first received).
+ */
+async function webhookBatch(service: Running, dataDir: string): Promise<{ delivered: number; seconds: number; perSecond: number }> {
+  const times: number[] = [];
+  const receiver = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      times.push(Date.now());
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  let deliverer: Running | undefined;
+  try {
+    const member = await tokenFor(service.url, BASIC_2, 'member');
+    const registered = await fetch(`${service.url}/v2/webhook-endpoints`, {
+      method: 'POST', headers: jsonHeaders(member), body: JSON.stringify({ url: receiverUrl, eventTypes: ['payout.status_changed'] }),
+    });
+    if (registered.status !== 201) throw new Error(`endpoint registration failed: ${registered.status}`);
+    const payouts = await tokenFor(service.url, BASIC_2, 'payouts');
+    const created = await autocannon({
+      url: `${service.url}/v2/payouts`, connections: CONNECTIONS, amount: WEBHOOK_BATCH,
+      requests: [{ method: 'POST', path: '/v2/payouts', headers: jsonHeaders(payouts), setupRequest: (req) => ({ ...req, body: payoutJson() }) }],
+    });
+    if (created.non2xx > 0) throw new Error(`${created.non2xx} payout creations failed`);
+    const { url: databaseUrl } = JSON.parse(await fs.readFile(path.join(dataDir, 'runtime.json'), 'utf8')) as { url: string };
+    deliverer = await start('src/main.ts', {
+      LOG_LEVEL: 'info', PORT: '0', DATA_DIR: dataDir, DATABASE_URL: databaseUrl, WORKERS: '0',
+    }, path.join(dataDir, 'deliverer.log'));
+    const deadline = Date.now() + WEBHOOK_BATCH_LIMIT_S * 1000;
+    while (times.length < WEBHOOK_BATCH && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    const seconds = times.length > 1 ? (times.at(-1)! - times[0]!) / 1000 : 0;
+    return { delivered: times.length, seconds: Math.round(seconds * 10) / 10, perSecond: seconds > 0 ? Math.round(times.length / seconds) : 0 };
+  } finally {
+    if (deliverer) await stop(deliverer);
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+  }
+}
+
 const IMMEDIATE_BATCH = 1000;
 const IMMEDIATE_BATCH_LIMIT_S = 60;
 
@@ -215,7 +273,8 @@ async function main() {
   const env = { LOG_LEVEL: 'info', PORT: '0' };
   const ceiling = await start('bench/hello.ts', env, path.join(dataDir, 'hello.log'));
   // the limiter still runs on every request; its ceiling is raised so that it does not refuse the load
-  const service = await start('src/main.ts', { ...env, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '1000000' }, path.join(dataDir, 'service.log'));
+  // no webhook delivery here: the delivery scenario runs its deliverer as a process of its own
+  const service = await start('src/main.ts', { ...env, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_WORKERS: '0' }, path.join(dataDir, 'service.log'));
   try {
     const tokenResponse = await fetch(`${service.url}/oauth2/token`, {
       method: 'POST',
@@ -253,6 +312,8 @@ async function main() {
     }
     const batch = await immediateBatch(service.url, settlementsToken, IMMEDIATE_BATCH);
     process.stdout.write(`${IMMEDIATE_BATCH} immediate settlements: ${batch.created} created, ${batch.completed} completed in ${batch.seconds} s\n`);
+    const webhooks = await webhookBatch(service, dataDir);
+    process.stdout.write(`${WEBHOOK_BATCH} webhook deliveries: ${webhooks.delivered} delivered in ${webhooks.seconds} s, ${webhooks.perSecond}/s\n`);
     const figure = (name: string) => figures.find((f) => f.name === name)!;
     const codes = figure('GET /v2/purpose-codes');
     const create = figure('POST /v2/payouts');
@@ -268,6 +329,10 @@ async function main() {
       immediateBatch: {
         settlements: IMMEDIATE_BATCH, secondsMax: IMMEDIATE_BATCH_LIMIT_S, ...batch,
         met: batch.created === IMMEDIATE_BATCH && batch.completed === IMMEDIATE_BATCH && batch.seconds <= IMMEDIATE_BATCH_LIMIT_S,
+      },
+      webhookDelivery: {
+        deliveries: WEBHOOK_BATCH, perSecondMin: 1000, ...webhooks,
+        met: webhooks.delivered === WEBHOOK_BATCH && webhooks.perSecond >= 1000,
       },
     };
     for (const [name, target] of Object.entries(targets)) process.stdout.write(`target ${name}: ${target.met ? 'met' : 'NOT met'}\n`);

@@ -134,10 +134,11 @@ export async function startService(config: Config, log: Logger): Promise<Running
     if (config.webhookWorkers > 0) {
       // deliveries have a worker pool of their own: receivers' response times never hold up payouts and settlements
       sender = createSender({ mode: urlMode, timeoutMs: config.webhookTimeoutMs, connectionsPerOriginMax: config.webhookEndpointConcurrency });
-      const webhookPool = createPool({ url: database.url, max: 8, applicationName: `webhooks-${process.pid}` });
+      const webhookPool = createPool({ url: database.url, max: 12, applicationName: `webhooks-${process.pid}` });
       const delivery = createDelivery({ db: webhookPool, secrets, sender, clock, endpointConcurrencyMax: config.webhookEndpointConcurrency });
       webhookWorkers = await startWorkers({
         db: webhookPool, taskList: { [DELIVER_TASK]: delivery.task }, concurrency: config.webhookWorkers, log, sweepDeadWorkers: false,
+        batching: { localQueueSize: config.webhookWorkers, completeBatchDelayMs: 5 },
       });
     }
     app = await buildApp({

@@ -72,6 +72,11 @@ export interface StartWorkersOptions {
   pollIntervalMs?: number;
   /** Schedules, declared in code. */
   cron?: CronItem[];
+  /**
+   * For many small jobs: fetch and lock up to `localQueueSize` jobs per query, and complete
+   * finished jobs together (graphile-worker's localQueue and completeJobBatchDelay).
+   */
+  batching?: { localQueueSize: number; completeBatchDelayMs: number };
   /** Whether this pool runs the dead-worker sweep (default true; a second pool in the same process need not). */
   sweepDeadWorkers?: boolean;
 }
@@ -130,6 +135,11 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Worker
     workerIds.add(worker.workerId);
     void beat();
   });
+  // with a local queue, jobs are locked in the pool's name until a worker takes them
+  events.on('pool:create', ({ workerPool }) => {
+    workerIds.add(workerPool.id);
+    void beat();
+  });
   const heartbeat = setInterval(beat, HEARTBEAT_INTERVAL_MS);
   heartbeat.unref();
   const runner: Runner = await run({
@@ -141,6 +151,15 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Worker
     pollInterval: options.pollIntervalMs ?? 1000,
     logger: workerLogger(options.log),
     events,
+    ...(options.batching ? {
+      preset: {
+        worker: {
+          localQueue: { size: options.batching.localQueueSize },
+          completeJobBatchDelay: options.batching.completeBatchDelayMs,
+          failJobBatchDelay: options.batching.completeBatchDelayMs,
+        },
+      },
+    } : {}),
   });
   // the first sweep soon after start: jobs a crashed predecessor held are freed once it has been silent long enough
   if (options.sweepDeadWorkers !== false) {

@@ -3,8 +3,9 @@
 // event with the endpoint's secret (Standard Webhooks, via the standardwebhooks package), posts it
 // outside any transaction, then records the attempt and its consequence in one statement: done,
 // the next attempt's job, or given up. An endpoint has at most `endpointConcurrencyMax` requests
-// in flight in a process; a job that finds it busy is put back a second later without counting an
-// attempt, so a slow endpoint holds a few worker slots, never all of them.
+// in flight in a process (endpoint-slots.ts); a job that finds a slow endpoint busy is put back a
+// second or two later without counting an attempt, so a slow endpoint holds a few worker slots,
+// never all of them.
 import { Webhook } from 'standardwebhooks';
 import type { Task } from 'graphile-worker';
 import type { Clock } from '../platform/clock.ts';
@@ -14,6 +15,8 @@ import * as repo from './repo.ts';
 import { retryDelayMs } from './schedule.ts';
 import type { SecretBox } from './secrets.ts';
 import type { SendResult, Sender } from './sender.ts';
+import { createEndpointSlots, type Slot } from './endpoint-slots.ts';
+import { createBatcher } from '../platform/batcher.ts';
 
 export type DeliveryOutcome = 'SUCCEEDED' | 'RETRY' | 'FAILED' | 'STALE' | 'ABANDONED' | 'DEFERRED';
 
@@ -26,6 +29,8 @@ export interface DeliveryDeps {
 }
 
 const DEFER_MS = 1000;
+const BATCH_SIZE_MAX = 100;
+const BATCH_CONCURRENCY_MAX = 2;
 const SIGNERS_CACHED_MAX = 1000;
 
 export const GONE_REASON = 'the endpoint answered 410 Gone';
@@ -45,7 +50,24 @@ function judge(result: SendResult, attemptsMade: number, now: Date): Pick<repo.A
 }
 
 export function createDelivery(deps: DeliveryDeps) {
-  const inFlight = new Map<string, number>();
+  const slots = createEndpointSlots(deps.endpointConcurrencyMax);
+  // many deliveries run at once: their reads and their records are each one statement per batch
+  const loads = createBatcher<string, repo.DeliveryToSend | undefined>({
+    run: async (ids) => {
+      const found = await repo.findDeliveriesToSend(deps.db, ids);
+      return ids.map((id) => found.get(id));
+    },
+    batchSizeMax: BATCH_SIZE_MAX,
+    concurrencyMax: BATCH_CONCURRENCY_MAX,
+  });
+  const records = createBatcher<repo.AttemptRecord, boolean>({
+    run: async (items) => {
+      const recorded = await repo.recordAttempts(deps.db, items);
+      return items.map((i) => recorded.has(i.deliveryId));
+    },
+    batchSizeMax: BATCH_SIZE_MAX,
+    concurrencyMax: BATCH_CONCURRENCY_MAX,
+  });
   const signers = new Map<string, Webhook>();
 
   function signer(sealed: string): Webhook {
@@ -58,41 +80,39 @@ export function createDelivery(deps: DeliveryDeps) {
     return webhook;
   }
 
-  async function post(d: repo.DeliveryToSend): Promise<{ result: SendResult; attemptedAt: Date }> {
-    const attemptedAt = deps.clock.now();
-    const body = webhookBody(d);
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'settlement-payout-service-webhooks/1',
-      'webhook-id': d.eventId,
-      'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
-      'webhook-signature': signer(d.secretSealed).sign(d.eventId, attemptedAt, body),
-    };
-    const busy = inFlight.get(d.webhookEndpointId) ?? 0;
-    inFlight.set(d.webhookEndpointId, busy + 1);
+  /** Signs and sends; the slot is released whatever happens. */
+  async function post(d: repo.DeliveryToSend, slot: Slot): Promise<{ result: SendResult; attemptedAt: Date }> {
     try {
+      const attemptedAt = deps.clock.now();
+      const body = webhookBody(d);
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'settlement-payout-service-webhooks/1',
+        'webhook-id': d.eventId,
+        'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
+        'webhook-signature': signer(d.secretSealed).sign(d.eventId, attemptedAt, body),
+      };
       return { result: await deps.sender.send(d.url, headers, body), attemptedAt };
     } finally {
-      const left = (inFlight.get(d.webhookEndpointId) ?? 1) - 1;
-      if (left === 0) inFlight.delete(d.webhookEndpointId);
-      else inFlight.set(d.webhookEndpointId, left);
+      slot.release();
     }
   }
 
   async function deliver(deliveryId: string, attemptsBefore: number): Promise<DeliveryOutcome> {
-    const d = await repo.findDeliveryToSend(deps.db, deliveryId);
+    const d = await loads.submit(deliveryId);
     if (!d || d.status !== 'PENDING' || d.attempts !== attemptsBefore) return 'STALE';
     if (d.endpointStatus !== 'ENABLED') {
       await repo.abandonDelivery(deps.db, deliveryId, attemptsBefore, `the endpoint is ${d.endpointStatus.toLowerCase()}`);
       return 'ABANDONED';
     }
-    if ((inFlight.get(d.webhookEndpointId) ?? 0) >= deps.endpointConcurrencyMax) {
+    const slot = await slots.acquire(d.webhookEndpointId);
+    if (!slot) {
       await repo.deferDelivery(deps.db, deliveryId, attemptsBefore, new Date(deps.clock.now().getTime() + DEFER_MS * (1 + Math.random())));
       return 'DEFERRED';
     }
-    const { result, attemptedAt } = await post(d);
+    const { result, attemptedAt } = await post(d, slot);
     const verdict = judge(result, attemptsBefore + 1, deps.clock.now());
-    const recorded = await repo.recordAttempt(deps.db, {
+    const recorded = await records.submit({
       deliveryId, attemptsBefore, attemptedAt, responseStatus: result.status, latencyMs: result.latencyMs,
       error: result.error ?? (result.status !== null && verdict.outcome !== 'SUCCEEDED' ? `answered ${result.status}` : null),
       ...verdict,

@@ -73,9 +73,10 @@ export interface DeliveryToSend {
   data: Record<string, unknown>;
 }
 
-export async function findDeliveryToSend(db: Queryable, deliveryId: string): Promise<DeliveryToSend | undefined> {
+/** The deliveries with what sending them needs (endpoint, secret, event), by id; missing ids are left out. */
+export async function findDeliveriesToSend(db: Queryable, deliveryIds: string[]): Promise<Map<string, DeliveryToSend>> {
   const { rows } = await db.query<DeliveryToSend>({
-    name: 'webhooks-delivery-to-send',
+    name: 'webhooks-deliveries-to-send',
     text: `SELECT d.delivery_id AS "deliveryId", d.webhook_endpoint_id AS "webhookEndpointId", d.status, d.attempts,
                   w.url, w.secret_sealed AS "secretSealed", w.status AS "endpointStatus",
                   e.event_key AS "eventId", e.type, e.created_at AS "timestamp",
@@ -83,10 +84,10 @@ export async function findDeliveryToSend(db: Queryable, deliveryId: string): Pro
              FROM webhook_deliveries d
              JOIN webhook_endpoints w ON w.webhook_endpoint_id = d.webhook_endpoint_id
              JOIN events e ON e.event_id = d.event_id
-            WHERE d.delivery_id = $1`,
-    values: [deliveryId],
+            WHERE d.delivery_id = ANY($1::uuid[])`,
+    values: [deliveryIds],
   });
-  return rows[0];
+  return new Map(rows.map((r) => [r.deliveryId, r]));
 }
 
 export interface AttemptRecord {
@@ -105,30 +106,40 @@ export interface AttemptRecord {
 }
 
 /**
- * Records an attempt and its consequence in one statement: the attempt row, the delivery's new
- * state, the job of the next attempt, and the endpoint disabled on a 410. Does nothing (answers
- * false) when the delivery has moved on since the attempt began (a duplicate job run).
+ * Records attempts and their consequences in one statement: the attempt rows, the deliveries' new
+ * states, the jobs of the next attempts, and endpoints disabled on a 410. An attempt whose delivery
+ * has moved on since it began (a duplicate job run) is not recorded; answers the ids recorded.
  */
-export async function recordAttempt(db: Queryable, a: AttemptRecord): Promise<boolean> {
-  const status = a.outcome === 'RETRY' ? 'PENDING' : a.outcome;
-  const { rows } = await db.query<{ recorded: number }>({
-    name: 'webhooks-record-attempt',
-    text: `WITH d AS (
-             UPDATE webhook_deliveries SET attempts = attempts + 1, status = $7::text, last_error = $6::text, next_attempt_at = $8::timestamptz,
-                    completed_at = CASE WHEN $7::text = 'PENDING' THEN NULL ELSE $3::timestamptz END
-              WHERE delivery_id = $1 AND status = 'PENDING' AND attempts = $2
-              RETURNING delivery_id, attempts, webhook_endpoint_id),
+export async function recordAttempts(db: Queryable, records: AttemptRecord[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ deliveryId: string }>({
+    name: 'webhooks-record-attempts',
+    text: `WITH input AS (
+             SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::timestamptz[], $9::text[])
+               AS i(delivery_id, attempts_before, attempted_at, response_status, latency_ms, error, status, next_attempt_at, disable_reason)),
+           d AS (
+             UPDATE webhook_deliveries w SET attempts = w.attempts + 1, status = i.status, last_error = i.error, next_attempt_at = i.next_attempt_at,
+                    completed_at = CASE WHEN i.status = 'PENDING' THEN NULL ELSE i.attempted_at END
+               FROM input i
+              WHERE w.delivery_id = i.delivery_id AND w.status = 'PENDING' AND w.attempts = i.attempts_before
+              RETURNING w.delivery_id, w.attempts, w.webhook_endpoint_id, i.attempted_at, i.response_status, i.latency_ms, i.error,
+                        i.next_attempt_at, i.disable_reason),
            a AS (INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, response_status, latency_ms, error)
-                 SELECT delivery_id, attempts, $3, $4, $5, $6 FROM d RETURNING 1),
-           j AS (SELECT graphile_worker.add_job($10, json_build_object('deliveryId', d.delivery_id, 'attempt', d.attempts), run_at => $8)
-                   FROM d WHERE $8::timestamptz IS NOT NULL),
-           w AS (UPDATE webhook_endpoints SET status = 'DISABLED', status_reason = $9, status_time = $3
-                  WHERE $9::text IS NOT NULL AND status = 'ENABLED' AND webhook_endpoint_id IN (SELECT webhook_endpoint_id FROM d)
-                  RETURNING 1)
-           SELECT ((SELECT count(*) FROM a) + 0 * (SELECT count(*) FROM j) + 0 * (SELECT count(*) FROM w))::int AS recorded`,
-    values: [a.deliveryId, a.attemptsBefore, a.attemptedAt, a.responseStatus, a.latencyMs, a.error, status, a.nextAttemptAt, a.disableEndpoint, DELIVER_TASK],
+                 SELECT delivery_id, attempts, attempted_at, response_status, latency_ms, error FROM d RETURNING delivery_id),
+           j AS (SELECT graphile_worker.add_jobs(array_agg((
+                   $10::text, json_build_object('deliveryId', delivery_id, 'attempt', attempts), NULL, next_attempt_at, NULL, NULL, NULL, NULL
+                 )::graphile_worker.job_spec)) FROM d WHERE next_attempt_at IS NOT NULL HAVING count(*) > 0),
+           w AS (UPDATE webhook_endpoints e SET status = 'DISABLED', status_reason = d.disable_reason, status_time = d.attempted_at
+                   FROM d WHERE d.disable_reason IS NOT NULL AND e.webhook_endpoint_id = d.webhook_endpoint_id AND e.status = 'ENABLED'
+                 RETURNING 1)
+           SELECT a.delivery_id AS "deliveryId" FROM a, (SELECT count(*) FROM j) AS jobs, (SELECT count(*) FROM w) AS disabled`,
+    values: [
+      records.map((r) => r.deliveryId), records.map((r) => r.attemptsBefore), records.map((r) => r.attemptedAt),
+      records.map((r) => r.responseStatus), records.map((r) => r.latencyMs), records.map((r) => r.error),
+      records.map((r) => (r.outcome === 'RETRY' ? 'PENDING' : r.outcome)), records.map((r) => r.nextAttemptAt),
+      records.map((r) => r.disableEndpoint), DELIVER_TASK,
+    ],
   });
-  return rows[0]!.recorded === 1;
+  return new Set(rows.map((r) => r.deliveryId));
 }
 
 /** Ends a pending delivery without an attempt (its endpoint is disabled or deleted). */

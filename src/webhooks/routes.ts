@@ -5,7 +5,7 @@ import { ApiError, errorResponses, type ErrorCode } from '../platform/http/error
 import { memberOf } from '../auth/plugin.ts';
 import type { EventType } from '../events/repo.ts';
 import type { EndpointError, EndpointsService } from './endpoints.ts';
-import { CreateEndpointBody, EndpointParams, WebhookEndpoint, WebhookEndpointWithSecret } from './schemas.ts';
+import { CreateEndpointBody, EndpointParams, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas.ts';
 
 const ERRORS: Record<EndpointError, [ErrorCode, string]> = {
   INVALID_URL: ['VALIDATION_ERROR', 'The endpoint URL is not allowed.'],
@@ -45,7 +45,7 @@ export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: End
       summary: 'List your webhook endpoints',
       description: 'Your endpoints that are not deleted, oldest first, without their secrets.',
       tags,
-      response: { 200: Type.Array(WebhookEndpoint) },
+      response: { 200: WebhookEndpointList },
     },
   }, async (request) => opts.endpoints.list(memberOf(request).memberId));
 

@@ -38,6 +38,8 @@ export const WebhookEndpoint = Type.Object(
   { additionalProperties: false, examples: [endpointExample] },
 );
 
+export const WebhookEndpointList = Type.Array(WebhookEndpoint, { examples: [[endpointExample]] });
+
 export const WebhookEndpointWithSecret = Type.Object(
   {
     ...WebhookEndpoint.properties,

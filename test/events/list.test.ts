@@ -14,7 +14,8 @@ let service: TestService;
 let member: string;
 let payouts: ReturnType<typeof payoutApi>;
 before(async () => {
-  service = await startTestService({ WORKERS: '0', WEBHOOK_WORKERS: '0' });
+  // the concurrent-writers test makes more requests than the default per-client limit allows
+  service = await startTestService({ WORKERS: '0', WEBHOOK_WORKERS: '0', RATE_LIMIT_PER_MINUTE: '100000' });
   member = await token(service.url, { scope: 'member' });
   payouts = payoutApi(service.url, await token(service.url, { scope: 'payouts' }));
 });

@@ -45,6 +45,11 @@ const ROUTES: Array<[string, string, string | null]> = [
   ['get', '/v2/settlements', 'settlements'],
   ['get', '/v2/settlement-context', 'settlements'],
   ['post', '/v2/settlements/{settlementId}/cancel', 'settlements'],
+  ['get', '/v2/events', 'member'],
+  ['post', '/v2/webhook-endpoints', 'member'],
+  ['get', '/v2/webhook-endpoints', 'member'],
+  ['get', '/v2/webhook-endpoints/{webhookEndpointId}', 'member'],
+  ['delete', '/v2/webhook-endpoints/{webhookEndpointId}', 'member'],
 ];
 
 let service: TestService;
