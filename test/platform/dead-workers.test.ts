@@ -7,7 +7,7 @@ import { enqueueJob, unlockDeadWorkers } from '../../src/platform/jobs.ts';
 
 let service: TestService;
 before(async () => {
-  service = await startTestService({ WORKERS: '2' });
+  service = await startTestService({ WORKERS: '2', WEBHOOK_WORKERS: '0' });
 });
 after(async () => {
   await service.stop();
@@ -22,9 +22,9 @@ async function lockedJob(key: string, lockedBy: string, lockedSecondsAgo: number
 }
 const lockOf = async (key: string) => (await service.db.query('SELECT locked_by AS "lockedBy" FROM graphile_worker.jobs WHERE key = $1', [key])).rows[0].lockedBy;
 
-test('the live workers record heartbeats', async () => {
+test('the live workers, and their pool (which locks the jobs of its local queue), record heartbeats', async () => {
   const { rows } = await service.db.query(`SELECT count(*)::int AS n FROM job_worker_heartbeats WHERE heartbeat_at > now() - interval '10 seconds'`);
-  assert.equal(rows[0].n, 2);
+  assert.equal(rows[0].n, 3);
 });
 
 test("a silent worker's jobs are freed; a live worker's and a fresh lock are left alone", async () => {
