@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { ROOT, startTestService, tempDataDir, type TestService } from '../support/service.ts';
 import { DEMO, bearer, json, requestToken, token } from '../support/http.ts';
 import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
-import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { registerEndpoint, startReceiver, type Receiver } from '../support/receiver.ts';
 import { GONE_REASON } from '../../src/webhooks/deliver.ts';
 
 const run = promisify(execFile);
@@ -134,13 +134,7 @@ describe('webhooks, while the service runs', () => {
     assert.ok(service);
     receiver = await startReceiver();
     receiver.answer = () => ({ status: 410 });
-    const response = await fetch(`${service.url}/v2/webhook-endpoints`, {
-      method: 'POST',
-      headers: { ...bearer(await token(service.url, { scope: 'member' })), 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, eventTypes: ['payout.status_changed'] }),
-    });
-    assert.equal(response.status, 201);
-    endpoint = await json<{ webhookEndpointId: string; secret: string }>(response);
+    endpoint = await registerEndpoint(service.url, await token(service.url, { scope: 'member' }), receiver.url, ['payout.status_changed']);
     await payoutApi(service.url, await token(service.url, { scope: 'payouts' })).created(payoutBody('MX_SPEI'));
     const db = service.db;
     const statuses = await eventually(

@@ -58,3 +58,19 @@ export async function deadUrl(): Promise<string> {
   await new Promise((resolve) => server.close(resolve));
   return `http://127.0.0.1:${port}/hooks`;
 }
+
+export interface RegisteredEndpoint {
+  webhookEndpointId: string;
+  secret: string;
+  url: string;
+}
+
+/** Registers a webhook endpoint for the token's member (scope member); 201 expected. */
+export async function registerEndpoint(baseUrl: string, accessToken: string, url: string, eventTypes?: string[]): Promise<RegisteredEndpoint> {
+  const response = await fetch(`${baseUrl}/v2/webhook-endpoints`, {
+    method: 'POST', headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, ...(eventTypes ? { eventTypes } : {}) }),
+  });
+  if (response.status !== 201) throw new Error(`endpoint registration failed: ${response.status} ${await response.text()}`);
+  return (await response.json()) as RegisteredEndpoint;
+}

@@ -8,7 +8,7 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { DEMO_2, bearer, json, token } from '../support/http.ts';
 import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
 import { settlementApi, type Json } from '../support/settlements.ts';
-import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { registerEndpoint, startReceiver, type Receiver, type RegisteredEndpoint } from '../support/receiver.ts';
 import { ATTEMPTS_MAX } from '../../src/webhooks/schedule.ts';
 import { GONE_REASON } from '../../src/webhooks/deliver.ts';
 
@@ -30,16 +30,8 @@ after(async () => {
   await receiver.close();
 });
 
-interface Endpoint { webhookEndpointId: string; secret: string; url: string }
-
-export async function register(url: string, accessToken: string, eventTypes?: string[]): Promise<Endpoint> {
-  const response = await fetch(`${service.url}/v2/webhook-endpoints`, {
-    method: 'POST', headers: { ...bearer(accessToken), 'content-type': 'application/json' },
-    body: JSON.stringify({ url, ...(eventTypes ? { eventTypes } : {}) }),
-  });
-  assert.equal(response.status, 201);
-  return json<Endpoint>(response);
-}
+type Endpoint = RegisteredEndpoint;
+const register = (url: string, accessToken: string, eventTypes?: string[]) => registerEndpoint(service.url, accessToken, url, eventTypes);
 
 async function remove(id: string, accessToken = member) {
   return fetch(`${service.url}/v2/webhook-endpoints/${id}`, { method: 'DELETE', headers: bearer(accessToken) });

@@ -4,9 +4,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.ts';
-import { DEMO_2, bearer, json, token } from '../support/http.ts';
+import { DEMO_2, token } from '../support/http.ts';
 import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
-import { deadUrl, startReceiver, type Receiver } from '../support/receiver.ts';
+import { deadUrl, registerEndpoint, startReceiver, type Receiver } from '../support/receiver.ts';
 
 const TIMEOUT_MS = 3000;
 const PER_ENDPOINT = 2;
@@ -28,13 +28,7 @@ after(async () => {
   await healthy.close();
 });
 
-async function register(url: string, accessToken: string) {
-  const response = await fetch(`${service.url}/v2/webhook-endpoints`, {
-    method: 'POST', headers: { ...bearer(accessToken), 'content-type': 'application/json' }, body: JSON.stringify({ url, eventTypes: ['payout.status_changed'] }),
-  });
-  assert.equal(response.status, 201);
-  return json(response);
-}
+const register = (url: string, accessToken: string) => registerEndpoint(service.url, accessToken, url, ['payout.status_changed']);
 
 /** Creates payouts one after another and answers, for each, how long until its event reached the receiver. */
 async function latencies(api: ReturnType<typeof payoutApi>, receiver: Receiver, count: number): Promise<number[]> {

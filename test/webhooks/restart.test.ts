@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startTestService } from '../support/service.ts';
 import { bearer, json, token } from '../support/http.ts';
 import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
-import { startReceiver } from '../support/receiver.ts';
+import { registerEndpoint, startReceiver } from '../support/receiver.ts';
 
 test('a stopped and restarted service still delivers what was pending', async () => {
   const receiver = await startReceiver();
@@ -14,10 +14,7 @@ test('a stopped and restarted service still delivers what was pending', async ()
   let eventIds: string[];
   try {
     const member = await token(first.url, { scope: 'member' });
-    const created = await fetch(`${first.url}/v2/webhook-endpoints`, {
-      method: 'POST', headers: { ...bearer(member), 'content-type': 'application/json' }, body: JSON.stringify({ url: receiver.url }),
-    });
-    assert.equal(created.status, 201);
+    await registerEndpoint(first.url, member, receiver.url);
     const payouts = payoutApi(first.url, await token(first.url, { scope: 'payouts' }));
     for (let i = 0; i < 5; i += 1) await payouts.process((await payouts.created(payoutBody('MX_SPEI')))['payoutId'] as string);
     const { rows } = await first.db.query<{ id: string; status: string }>(
