@@ -172,6 +172,29 @@ async function webhookBatch(service: Running, dataDir: string): Promise<{ delive
   }
 }
 
+/** Mock mode (no database): time to its "service started" line, then two operations under load. */
+async function mockFigures(dataDir: string): Promise<{ startMs: number; figures: Array<Omit<Figure, 'ratioToCeiling'>> }> {
+  const started = performance.now();
+  const mock = await start('src/main.ts', { LOG_LEVEL: 'info', PORT: '0', MODE: 'mock', RATE_LIMIT_PER_MINUTE: '1000000' }, path.join(dataDir, 'mock.log'));
+  const startMs = Math.round(performance.now() - started);
+  try {
+    const token = await tokenFor(mock.url, BASIC, 'payouts');
+    const scenarios: Scenario[] = [
+      { name: 'mock GET /v2/payouts/{id}', target: 'service', request: (t) => ({ path: '/v2/payouts/0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20', headers: { authorization: `Bearer ${t}` } }) },
+      { name: 'mock POST /v2/payouts', target: 'service', request: (t) => ({ path: '/v2/payouts', method: 'POST', headers: jsonHeaders(t), body: payoutJson() }) },
+    ];
+    const figures = [];
+    for (const scenario of scenarios) {
+      await drive(mock.url, scenario, token, WARMUP_S);
+      const result = await drive(mock.url, scenario, token, DURATION_S);
+      figures.push({ name: scenario.name, requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors });
+    }
+    return { startMs, figures };
+  } finally {
+    await stop(mock);
+  }
+}
+
 const IMMEDIATE_BATCH = 1000;
 const IMMEDIATE_BATCH_LIMIT_S = 60;
 
@@ -310,6 +333,12 @@ async function main() {
           `p99 ${String(result.latency.p99).padStart(3)} ms  ${(rps / ceilingRps).toFixed(2)}x ceiling  non2xx ${result.non2xx}\n`,
       );
     }
+    const mock = await mockFigures(dataDir);
+    figures.push(...mock.figures.map((f) => ({ ...f, ratioToCeiling: Math.round((f.requestsPerSecond / ceilingRps) * 1000) / 1000 })));
+    process.stdout.write(`mock mode: started in ${mock.startMs} ms\n`);
+    for (const f of mock.figures) {
+      process.stdout.write(`${f.name.padEnd(28)} ${String(f.requestsPerSecond).padStart(7)} req/s  p50 ${String(f.p50Ms).padStart(3)} ms  p99 ${String(f.p99Ms).padStart(3)} ms  non2xx ${f.non2xx}\n`);
+    }
     const batch = await immediateBatch(service.url, settlementsToken, IMMEDIATE_BATCH);
     process.stdout.write(`${IMMEDIATE_BATCH} immediate settlements: ${batch.created} created, ${batch.completed} completed in ${batch.seconds} s\n`);
     const webhooks = await webhookBatch(service, dataDir);
@@ -330,6 +359,7 @@ async function main() {
         settlements: IMMEDIATE_BATCH, secondsMax: IMMEDIATE_BATCH_LIMIT_S, ...batch,
         met: batch.created === IMMEDIATE_BATCH && batch.completed === IMMEDIATE_BATCH && batch.seconds <= IMMEDIATE_BATCH_LIMIT_S,
       },
+      mockStart: { msMax: 1000, startMs: mock.startMs, met: mock.startMs < 1000 },
       webhookDelivery: {
         deliveries: WEBHOOK_BATCH, perSecondMin: 1000, ...webhooks,
         met: webhooks.delivered === WEBHOOK_BATCH && webhooks.perSecond >= 1000,

@@ -7,9 +7,10 @@ import type { Mode } from './platform/config.ts';
 import { registerHttpPlatform, requestIdFor } from './platform/http/plugins.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { buildValidator } from './platform/http/validation.ts';
-import { createTokenSigner } from './auth/tokens.ts';
+import { createTokenSigner, type TokenSigner } from './auth/tokens.ts';
 import { createClientStatusCache, registerAuth } from './auth/plugin.ts';
-import { createTokenService } from './auth/token-service.ts';
+import { createTokenService, type TokenService } from './auth/token-service.ts';
+import { installMockHandlers } from './mock/handlers.ts';
 import { createClientsService } from './auth/clients.ts';
 import { basicCredentials, tokenRoutes } from './auth/routes.ts';
 import { codeRoutes } from './codes/routes.ts';
@@ -50,6 +51,8 @@ export interface AppOptions {
   settlements: SettlementsService;
   events: EventsService;
   webhookEndpoints: EndpointsService;
+  /** Mock mode: secured routes answer their documented examples, tokens come from `tokens`. */
+  mock?: { tokens: (signer: TokenSigner) => TokenService };
 }
 
 /** One access-log line per request (not two), with the path but never the query string. */
@@ -85,8 +88,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   const signer = createTokenSigner(options.keys.tokenSigningKey, options.keys.tokenSigningKeyPrevious);
-  const clientStatus = createClientStatusCache(options.db);
-  const tokens = createTokenService({ db: options.db, clientSecretKey: options.keys.clientSecretKey, signer });
+  // mock mode has no clients to revoke: every token it signed stays good until it expires
+  const clientStatus = options.mock ? { isActive: async () => true, forget: () => undefined } : createClientStatusCache(options.db);
+  const tokens = options.mock
+    ? options.mock.tokens(signer)
+    : createTokenService({ db: options.db, clientSecretKey: options.keys.clientSecretKey, signer });
   const clients = createClientsService({
     db: options.db,
     clientSecretKey: options.keys.clientSecretKey,
@@ -106,19 +112,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Schemas referenced by $ref from more than one area live at the root.
   for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord, EventRecord]) app.addSchema(schema);
   registerAuth(app, { signer, clientStatus });
+  if (options.mock) installMockHandlers(app);
 
   await app.register(healthRoutes, { readiness: options.readiness });
   await app.register(tokenRoutes, { tokens });
   await app.register(codeRoutes);
   await app.register(clientRoutes, { clients });
   await app.register(providerRoutes, { providers: options.providers });
-  await app.register(payoutRoutes, { payouts: options.payouts, sandbox: options.mode === 'sandbox' });
+  const sandbox = options.mode === 'sandbox' || options.mode === 'mock';
+  await app.register(payoutRoutes, { payouts: options.payouts, sandbox });
   await app.register(payoutListRoutes, { db: options.db });
   await app.register(memberRoutes, { db: options.db });
-  await app.register(settlementRoutes, { rates: options.rates, settlements: options.settlements, sandbox: options.mode === 'sandbox' });
+  await app.register(settlementRoutes, { rates: options.rates, settlements: options.settlements, sandbox });
   await app.register(eventRoutes, { events: options.events });
   await app.register(webhookRoutes, { endpoints: options.webhookEndpoints });
-  if (options.mode === 'sandbox') await app.register(sandboxRoutes, { db: options.db });
+  if (sandbox) await app.register(sandboxRoutes, { db: options.db });
   return app;
 }
 

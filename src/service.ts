@@ -32,6 +32,7 @@ import { createSecretBox } from './webhooks/secrets.ts';
 import { createSender, type Sender } from './webhooks/sender.ts';
 import { createDelivery } from './webhooks/deliver.ts';
 import { DELIVER_TASK } from './webhooks/task-names.ts';
+import { startMockServer } from './mock/server.ts';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -56,7 +57,8 @@ async function openDatabase(config: Config, log: Logger) {
 
 export async function startService(config: Config, log: Logger): Promise<RunningService> {
   if (config.mode === 'mock') {
-    throw new StartupError('MODE=mock is not available yet: the mock server is built with the client package');
+    const mock = await startMockServer(config, log);
+    return { app: mock.app, db: undefined as never, url: mock.url, stop: mock.stop };
   }
   let embedded: EmbeddedPostgres | undefined;
   let db: Db | undefined;

@@ -226,6 +226,10 @@ export const ProcessResponse = Type.Object(
   {
     additionalProperties: false,
     examples: [{ payoutStatus: 'PRCD', cashoutStatus: 'PAID' }, { payoutStatus: 'PNDG', cashoutStatus: 'READY_FOR_PICKUP' }],
+    'x-examples': {
+      processed: { summary: 'A bank or wallet partner paid at once', value: { payoutStatus: 'PRCD', cashoutStatus: 'PAID' } },
+      cashPickupPending: { summary: 'A cash pickup, waiting for the beneficiary', value: { payoutStatus: 'PNDG', cashoutStatus: 'READY_FOR_PICKUP' } },
+    },
   },
 );
 

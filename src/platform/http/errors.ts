@@ -86,11 +86,27 @@ const DESCRIPTIONS: Record<number, string> = {
   503: 'Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE)',
 };
 
+/** One example body per error status: the OpenAPI document shows it, and mock mode answers it. */
+export const ERROR_EXAMPLES: Record<number, ErrorBody> = {
+  400: { code: 'VALIDATION_ERROR', message: 'The request is not valid.', detail: 'payoutAmt: must be a number' },
+  401: { code: 'UNAUTHORIZED', message: 'A valid bearer token is required.', detail: 'Authorization: the token has expired' },
+  403: { code: 'INSUFFICIENT_SCOPE', message: 'This operation needs the "payouts" scope.', detail: 'scope: "payouts" is required' },
+  404: { code: 'NOT_FOUND', message: 'No such resource.', detail: 'payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20' },
+  409: { code: 'INVALID_STATE', message: 'Not allowed in the current state.', detail: 'payoutStatus: PRCD' },
+  413: { code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large.', detail: 'body: at most 65536 bytes' },
+  415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'The body must be JSON.', detail: 'content-type: application/json is required' },
+  422: { code: 'INSUFFICIENT_PREFUND', message: 'Your prefund does not cover this payout.', detail: 'payoutAmt: payoutAmt + transferFee exceeds your available prefund' },
+  429: { code: 'RATE_LIMITED', message: 'Too many requests for this client.', detail: 'limit: 1200 requests per minute' },
+  500: { code: 'INTERNAL_ERROR', message: 'Something went wrong on our side.', detail: 'requestId: req-6f1d4c1a' },
+  503: { code: 'SERVICE_UNAVAILABLE', message: 'The service is not available right now.', detail: 'starting or shutting down' },
+};
+
 /** Response schemas for the error statuses a route can produce, for its OpenAPI entry. */
 export function errorResponses(...statuses: number[]) {
   const responses: Record<number, unknown> = {};
   for (const status of statuses) {
-    responses[status] = Type.Ref('Error', { description: DESCRIPTIONS[status] ?? 'Error' });
+    const example = ERROR_EXAMPLES[status];
+    responses[status] = Type.Ref('Error', { description: DESCRIPTIONS[status] ?? 'Error', ...(example ? { examples: [example] } : {}) });
   }
   return responses;
 }

@@ -4,6 +4,24 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { SCOPE_DESCRIPTIONS } from '../../auth/scopes.ts';
+import { ERROR_EXAMPLES } from './errors.ts';
+
+type Responses = Record<string, { content?: Record<string, { schema?: { $ref?: string }; example?: unknown }> }>;
+
+/** Every error answer gets the example of its status (the same one mock mode answers with). */
+function withErrorExamples(document: Record<string, unknown>): Record<string, unknown> {
+  const paths = (document['paths'] ?? {}) as Record<string, Record<string, { responses?: Responses }>>;
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const media = response.content?.['application/json'];
+        const example = ERROR_EXAMPLES[Number(status)];
+        if (media && example && media.schema?.$ref === '#/components/schemas/Error' && media.example === undefined) media.example = example;
+      }
+    }
+  }
+  return document;
+}
 
 export const API_VERSION = '1.1.0';
 
@@ -38,9 +56,11 @@ export async function registerOpenApi(app: FastifyInstance) {
         { name: 'Members', description: 'Destination members and your prefund with them' },
         { name: 'OAuth clients', description: 'Extension: a member manages its own API clients' },
         { name: 'Sandbox', description: 'Sandbox mode only: force outcomes and move test money' },
+        { name: 'Notifications', description: 'Extension: webhook endpoints and the events list' },
         { name: 'Operations', description: 'Health and readiness probes' },
       ],
     },
+    transformObject: (document) => withErrorExamples(('openapiObject' in document ? document.openapiObject : {}) as Record<string, unknown>),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json['$id'] ?? `def-${i}`) },
   });
 
