@@ -182,7 +182,7 @@ async function execute(db: Db, clientSecretKey: Buffer, words: string[], values:
       if (!argument) throw new UsageError('webhooks redeliver needs a DELIVERY_ID');
       const result = await redeliver(db, argument);
       if (result !== 'REQUEUED') throw new CommandError(REDELIVER_REFUSALS[result]);
-      return { rows: [{ deliveryId: argument, result }], note: `Delivery ${argument} requeued: a new series of attempts starts now.` };
+      return { rows: [{ deliveryId: argument, result }], note: `Delivery ${argument} requeued: its next attempt is queued now (the retry schedule goes on from its attempt count).` };
     }
     case 'webhooks enable': {
       if (!argument) throw new UsageError('webhooks enable needs an ENDPOINT_ID');

@@ -1,17 +1,14 @@
 // The service's pino logger (Fastify's own). Personal data and credentials are redacted.
 import pino, { type Logger } from 'pino';
 
+const SENSITIVE_KEYS = ['authorization', 'client_secret', 'clientSecret', 'secret', 'password', 'sender', 'beneficiary'];
+
+/** Credentials and personal data, at the top of a logged object and two levels below it. */
 export const LOG_REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
-  '*.authorization',
-  '*.client_secret',
-  '*.clientSecret',
-  '*.secret',
-  '*.password',
-  '*.sender',
-  '*.beneficiary',
-  '*.url',
+  ...SENSITIVE_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]),
+  '*.url', // webhook endpoint URLs can carry tokens; the service's own top-level url stays readable
 ];
 
 /**

@@ -34,6 +34,7 @@ const BATCH_CONCURRENCY_MAX = 2;
 const SIGNERS_CACHED_MAX = 1000;
 
 export const GONE_REASON = 'the endpoint answered 410 Gone';
+export const UNSEALABLE_REASON = 'the endpoint secret cannot be opened with this CLIENT_SECRET_KEY';
 
 /** The body every receiver gets: `{type, timestamp, data}`, data carrying eventId and sequence. */
 export function webhookBody(d: Pick<repo.DeliveryToSend, 'type' | 'timestamp' | 'data'>): string {
@@ -103,6 +104,13 @@ export function createDelivery(deps: DeliveryDeps) {
     if (!d || d.status !== 'PENDING' || d.attempts !== attemptsBefore) return 'STALE';
     if (d.endpointStatus !== 'ENABLED') {
       await repo.abandonDelivery(deps.db, deliveryId, attemptsBefore, `the endpoint is ${d.endpointStatus.toLowerCase()}`);
+      return 'ABANDONED';
+    }
+    try {
+      signer(d.secretSealed);
+    } catch {
+      // sealed under another CLIENT_SECRET_KEY: no attempt can be signed; an operator must act
+      await repo.abandonDelivery(deps.db, deliveryId, attemptsBefore, UNSEALABLE_REASON);
       return 'ABANDONED';
     }
     const slot = await slots.acquire(d.webhookEndpointId);

@@ -187,7 +187,10 @@ export async function failedDeliveries(db: Queryable, memberId: string, limit: n
 
 export type RedeliverResult = 'REQUEUED' | 'NOT_FOUND' | 'NOT_FAILED' | 'ENDPOINT_NOT_ENABLED';
 
-/** A failed delivery gets a new series of attempts, starting now (its earlier attempts stay on record). */
+/**
+ * A failed delivery is tried again now. Its attempt count is kept (earlier attempts stay on record
+ * under their numbers), so the retry schedule goes on from there: after all ten, one more try.
+ */
 export async function redeliver(db: Queryable, deliveryId: string): Promise<RedeliverResult> {
   if (!isUuid(deliveryId)) return 'NOT_FOUND';
   const { rows } = await db.query<{ status: string; endpointStatus: string; requeued: boolean }>(

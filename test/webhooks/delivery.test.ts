@@ -10,7 +10,8 @@ import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
 import { settlementApi, type Json } from '../support/settlements.ts';
 import { registerEndpoint, startReceiver, type Receiver, type RegisteredEndpoint } from '../support/receiver.ts';
 import { ATTEMPTS_MAX } from '../../src/webhooks/schedule.ts';
-import { GONE_REASON } from '../../src/webhooks/deliver.ts';
+import { GONE_REASON, UNSEALABLE_REASON } from '../../src/webhooks/deliver.ts';
+import { createSecretBox } from '../../src/webhooks/secrets.ts';
 
 let service: TestService;
 let receiver: Receiver;
@@ -224,6 +225,23 @@ describe('retries and endpoint states', () => {
       const jobsLeft = () => service.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE payload->>'deliveryId' IN
         (SELECT delivery_id::text FROM webhook_deliveries WHERE webhook_endpoint_id = $1)`, [endpoint.webhookEndpointId]);
       assert.equal((await eventually(jobsLeft, (r) => r.rows[0]!.n === 0, 3000)).rows[0]!.n, 0);
+    } finally {
+      await remove(endpoint.webhookEndpointId);
+    }
+  });
+
+  test('a secret sealed under another CLIENT_SECRET_KEY fails the delivery with the reason, and nothing is sent', async () => {
+    const endpoint = await register(receiver.url, member, ['payout.status_changed']);
+    receiver.answer = () => ({ status: 200 });
+    try {
+      const foreign = createSecretBox(Buffer.alloc(32, 9)).seal(endpoint.secret);
+      await service.db.query('UPDATE webhook_endpoints SET secret_sealed = $2 WHERE webhook_endpoint_id = $1', [endpoint.webhookEndpointId, foreign]);
+      const payoutId = (await payouts.created(payoutBody('MX_SPEI')))['payoutId'] as string;
+      const rows = await eventually(() => service.db.query<{ status: string; lastError: string; attempts: number }>(
+        `SELECT status, last_error AS "lastError", attempts FROM webhook_deliveries WHERE webhook_endpoint_id = $1`, [endpoint.webhookEndpointId]),
+      (r) => r.rows[0]?.status === 'FAILED');
+      assert.deepEqual(rows.rows, [{ status: 'FAILED', lastError: UNSEALABLE_REASON, attempts: 0 }]);
+      assert.equal(deliveredFor(payoutId).length, 0);
     } finally {
       await remove(endpoint.webhookEndpointId);
     }
