@@ -1742,14 +1742,14 @@ export interface paths {
          */
         get: {
             parameters: {
-                query: {
+                query?: {
                     /** @description Zero-based page number */
-                    page: number;
+                    page?: number;
                     /** @description Payouts per page */
-                    size: number;
-                    sortField: "sourceMemberPayoutId" | "payoutId" | "creationTime" | "completionTime" | "senderName" | "senderCountry" | "beneficiaryName" | "beneficiaryCountry" | "payoutProviderId" | "payoutStatus";
+                    size?: number;
+                    sortField?: "sourceMemberPayoutId" | "payoutId" | "creationTime" | "completionTime" | "senderName" | "senderCountry" | "beneficiaryName" | "beneficiaryCountry" | "payoutProviderId" | "payoutStatus";
                     /** @description asc or desc, in any case */
-                    sortDirection: string;
+                    sortDirection?: string;
                     /** @description Exact match */
                     sourceMemberPayoutId?: string;
                     /** @description Exact match (UUID) */
@@ -3281,14 +3281,14 @@ export interface paths {
          */
         get: {
             parameters: {
-                query: {
+                query?: {
                     /** @description Zero-based page number */
-                    page: number;
+                    page?: number;
                     /** @description Settlements per page */
-                    size: number;
+                    size?: number;
                     /** @description ASC or DESC, in any case */
-                    sortDirection: string;
-                    sortField: "settlementAmt" | "completionTime" | "settlementAmtReceived" | "destinationMemberId" | "rate" | "settlementStatus" | "settlementId" | "creationTime" | "destinationCcy";
+                    sortDirection?: string;
+                    sortField?: "settlementAmt" | "completionTime" | "settlementAmtReceived" | "destinationMemberId" | "rate" | "settlementStatus" | "settlementId" | "creationTime" | "destinationCcy";
                     /** @description Exact match */
                     destinationMemberId?: string;
                     /** @description S100..S400 are unfinished; S500, S600 and S700 are final */
@@ -4359,10 +4359,10 @@ export interface paths {
          */
         get: {
             parameters: {
-                query: {
+                query?: {
                     /** @description The last eventId you have; leave out to start from the oldest kept event */
                     after?: string;
-                    limit: number;
+                    limit?: number;
                 };
                 header?: never;
                 path?: never;

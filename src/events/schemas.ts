@@ -34,7 +34,7 @@ export const EventRecord = Type.Object(
 export const EventListQuery = Type.Object(
   {
     after: Type.Optional(Type.String({ maxLength: 64, description: 'The last eventId you have; leave out to start from the oldest kept event' })),
-    limit: Type.Integer({ minimum: 1, maximum: EVENTS_PAGE_SIZE_MAX, default: EVENTS_PAGE_SIZE_DEFAULT }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: EVENTS_PAGE_SIZE_MAX, default: EVENTS_PAGE_SIZE_DEFAULT })),
   },
   { additionalProperties: false },
 );

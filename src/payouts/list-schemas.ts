@@ -19,10 +19,10 @@ const Text = (description: string) => Type.String({ minLength: 1, maxLength: 200
 
 export const PayoutListQuery = Type.Object(
   {
-    page: Type.Integer({ minimum: 0, maximum: PAGE_MAX, default: 0, description: 'Zero-based page number' }),
-    size: Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: 'Payouts per page' }),
-    sortField: StringEnum(SORT_FIELDS, { default: 'creationTime' }),
-    sortDirection: Type.String({ pattern: '^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$', default: 'desc', description: 'asc or desc, in any case' }),
+    page: Type.Optional(Type.Integer({ minimum: 0, maximum: PAGE_MAX, default: 0, description: 'Zero-based page number' })),
+    size: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: PAGE_SIZE_DEFAULT, description: 'Payouts per page' })),
+    sortField: Type.Optional(StringEnum(SORT_FIELDS, { default: 'creationTime' })),
+    sortDirection: Type.Optional(Type.String({ pattern: '^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$', default: 'desc', description: 'asc or desc, in any case' })),
     sourceMemberPayoutId: Type.Optional(Type.String({ minLength: 1, maxLength: 50, description: 'Exact match' })),
     payoutId: Type.Optional(Type.String({
       pattern: '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$',
@@ -42,6 +42,7 @@ export const PayoutListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export type PayoutListQuery = Static<typeof PayoutListQuery>;
+/** The query as validated: optional for the caller, the paging and sorting fields are always there (their defaults). */
+export type PayoutListQuery = Static<typeof PayoutListQuery> & Required<Pick<Static<typeof PayoutListQuery>, 'page' | 'size' | 'sortField' | 'sortDirection'>>;
 
 export const PayoutList = PagedList('payouts', 'Payout', 'Payouts', recordExample);

@@ -130,17 +130,18 @@ export type SettlementSortField = (typeof SETTLEMENT_SORT_FIELDS)[number];
 
 export const SettlementListQuery = Type.Object(
   {
-    page: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0, description: 'Zero-based page number' }),
-    size: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Settlements per page' }),
-    sortDirection: Type.String({ pattern: '^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$', default: 'DESC', description: 'ASC or DESC, in any case' }),
-    sortField: StringEnum(SETTLEMENT_SORT_FIELDS, { default: 'creationTime' }),
+    page: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0, description: 'Zero-based page number' })),
+    size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Settlements per page' })),
+    sortDirection: Type.Optional(Type.String({ pattern: '^([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc])$', default: 'DESC', description: 'ASC or DESC, in any case' })),
+    sortField: Type.Optional(StringEnum(SETTLEMENT_SORT_FIELDS, { default: 'creationTime' })),
     destinationMemberId: Type.Optional(Type.String({ pattern: '^[A-Z0-9_]*$', maxLength: 64, description: 'Exact match' })),
     settlementStatus: Type.Optional(SettlementStatusSchema),
     createdAfter: Type.Optional(Type.String({ format: 'date-time', description: 'Only settlements created strictly after this instant (RFC 3339)' })),
   },
   { additionalProperties: false },
 );
-export type SettlementListQuery = Static<typeof SettlementListQuery>;
+/** The query as validated: optional for the caller, the paging and sorting fields are always there (their defaults). */
+export type SettlementListQuery = Static<typeof SettlementListQuery> & Required<Pick<Static<typeof SettlementListQuery>, 'page' | 'size' | 'sortField' | 'sortDirection'>>;
 
 export const SettlementList = PagedList('settlements', 'Settlement', 'Settlements', settlementExample);
 
