@@ -7,6 +7,7 @@ import type { Mode } from './platform/config.ts';
 import { registerHttpPlatform, requestIdFor } from './platform/http/plugins.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { buildValidator } from './platform/http/validation.ts';
+import { lazyCompilers } from './platform/http/lazy-compilers.ts';
 import { createTokenSigner, type TokenSigner } from './auth/tokens.ts';
 import { createClientStatusCache, registerAuth } from './auth/plugin.ts';
 import { createTokenService, type TokenService } from './auth/token-service.ts';
@@ -84,7 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false, // plugins.ts answers with the contract's Error body instead
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
-    schemaController: { compilersFactory: { buildValidator } },
+    schemaController: { compilersFactory: options.mock ? lazyCompilers : { buildValidator } },
   });
 
   const signer = createTokenSigner(options.keys.tokenSigningKey, options.keys.tokenSigningKeyPrevious);

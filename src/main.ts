@@ -3,7 +3,7 @@
 // embedded PostgreSQL), within SHUTDOWN_TIMEOUT_MS.
 import { ConfigError, loadConfig, type Config } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
-import { startService, StartupError } from './service.ts';
+import type { RunningService } from './service.ts';
 
 let config: Config;
 try {
@@ -16,7 +16,10 @@ try {
 
 const log = createLogger(config.logLevel);
 try {
-  const service = await startService(config, log);
+  // mock mode loads only the HTTP application (no database, no workers): it starts in well under a second
+  const service: Pick<RunningService, 'url' | 'stop'> = config.mode === 'mock'
+    ? await (await import('./mock/server.ts')).startMockServer(config, log)
+    : await (await import('./service.ts')).startService(config, log);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
@@ -44,7 +47,7 @@ try {
   log.info({ url: service.url, mode: config.mode, workers: config.workers }, 'service started');
   log.flush();
 } catch (error) {
-  if (error instanceof StartupError) log.fatal(error.message);
+  if (error instanceof Error && error.name === 'StartupError') log.fatal(error.message);
   else log.fatal({ err: error }, 'service failed to start');
   process.exit(1);
 }
