@@ -42,7 +42,7 @@ async function start(script: string, env: Record<string, string>, logFile: strin
     const seen = await fs.readFile(logFile, 'utf8');
     const match = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"service started"|"msg":"service started","url":"(http:\/\/[^"]+)"/.exec(seen);
     if (match) return { child, url: (match[1] ?? match[2])! };
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // fine enough to time mock mode's start
   }
   child.kill('SIGKILL');
   throw new Error(`${script} did not start; see ${logFile}`);

@@ -1,9 +1,14 @@
 // Entry point: `npm start`. Reads the configuration, starts the service, and shuts it down
 // gracefully on SIGTERM or SIGINT (stop accepting, finish in-flight requests and jobs, stop the
 // embedded PostgreSQL), within SHUTDOWN_TIMEOUT_MS.
+import module from 'node:module';
 import { ConfigError, loadConfig, type Config } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
 import type { RunningService } from './service.ts';
+
+// Node keeps compiled (and type-stripped) modules in a cache directory, so that a restart, and
+// mock mode's start, skip most of the module loading.
+module.enableCompileCache?.();
 
 let config: Config;
 try {
