@@ -2,6 +2,7 @@
 // started in-process or as a child process exactly as `npm start` runs it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +12,18 @@ import { startService, type RunningService } from '../../src/service.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+const createdDataDirs = new Set<string>();
+// Each test file runs in its own process: when it ends, its services are stopped and the data
+// directories it made (about 65 MB each, with their PostgreSQL clusters) go with it. They are
+// not removed at stop(), because tests restart services on the same directory.
+process.once('exit', () => {
+  for (const dir of createdDataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export async function tempDataDir(): Promise<string> {
-  return fs.mkdtemp(path.join(os.tmpdir(), 'svc-test-'));
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'svc-test-'));
+  createdDataDirs.add(dir);
+  return dir;
 }
 
 export interface TestService extends RunningService {
