@@ -1,9 +1,9 @@
 // SQL of the notifications area: endpoints, deliveries and their attempts. The fan-out of new
-// events into deliveries is the trigger of migration 0013.
+// events into deliveries is the trigger of migration 0013; every delivery job is made by its
+// enqueue_webhook_delivery_jobs function.
 import type { Queryable } from '../platform/database/pool.ts';
 import { isUuid } from '../platform/ids.ts';
 import type { EventType } from '../events/repo.ts';
-import { DELIVER_TASK } from './task-names.ts';
 
 export type EndpointStatus = 'ENABLED' | 'DISABLED' | 'DELETED';
 
@@ -125,9 +125,8 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[]): P
                         i.next_attempt_at, i.disable_reason),
            a AS (INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, response_status, latency_ms, error)
                  SELECT delivery_id, attempts, attempted_at, response_status, latency_ms, error FROM d RETURNING delivery_id),
-           j AS (SELECT graphile_worker.add_jobs(array_agg((
-                   $10::text, json_build_object('deliveryId', delivery_id, 'attempt', attempts), NULL, next_attempt_at, NULL, NULL, NULL, NULL
-                 )::graphile_worker.job_spec)) FROM d WHERE next_attempt_at IS NOT NULL HAVING count(*) > 0),
+           j AS (SELECT enqueue_webhook_delivery_jobs(array_agg(delivery_id), array_agg(attempts), array_agg(next_attempt_at))
+                   FROM d WHERE next_attempt_at IS NOT NULL),
            w AS (UPDATE webhook_endpoints e SET status = 'DISABLED', status_reason = d.disable_reason, status_time = d.attempted_at
                    FROM d WHERE d.disable_reason IS NOT NULL AND e.webhook_endpoint_id = d.webhook_endpoint_id AND e.status = 'ENABLED'
                  RETURNING 1)
@@ -136,7 +135,7 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[]): P
       records.map((r) => r.deliveryId), records.map((r) => r.attemptsBefore), records.map((r) => r.attemptedAt),
       records.map((r) => r.responseStatus), records.map((r) => r.latencyMs), records.map((r) => r.error),
       records.map((r) => (r.outcome === 'RETRY' ? 'PENDING' : r.outcome)), records.map((r) => r.nextAttemptAt),
-      records.map((r) => r.disableEndpoint), DELIVER_TASK,
+      records.map((r) => r.disableEndpoint),
     ],
   });
   return new Set(rows.map((r) => r.deliveryId));
@@ -154,9 +153,9 @@ export async function abandonDelivery(db: Queryable, deliveryId: string, attempt
 /** Puts a delivery's job back without counting an attempt (its endpoint is busy in this process). */
 export async function deferDelivery(db: Queryable, deliveryId: string, attemptsBefore: number, runAt: Date): Promise<void> {
   await db.query(
-    `SELECT graphile_worker.add_job($4, json_build_object('deliveryId', delivery_id, 'attempt', attempts), run_at => $3)
+    `SELECT enqueue_webhook_delivery_jobs(ARRAY[delivery_id], ARRAY[attempts], ARRAY[$3::timestamptz])
        FROM webhook_deliveries WHERE delivery_id = $1 AND status = 'PENDING' AND attempts = $2`,
-    [deliveryId, attemptsBefore, runAt, DELIVER_TASK],
+    [deliveryId, attemptsBefore, runAt],
   );
 }
 
@@ -201,9 +200,9 @@ export async function redeliver(db: Queryable, deliveryId: string): Promise<Rede
        UPDATE webhook_deliveries d SET status = 'PENDING', completed_at = NULL, next_attempt_at = now(), last_error = NULL
          FROM target t WHERE d.delivery_id = t.delivery_id AND t.status = 'FAILED' AND t.endpoint_status = 'ENABLED'
          RETURNING d.delivery_id, d.attempts),
-     job AS (SELECT graphile_worker.add_job($2, json_build_object('deliveryId', delivery_id, 'attempt', attempts)) FROM moved)
+     job AS (SELECT enqueue_webhook_delivery_jobs(ARRAY[delivery_id], ARRAY[attempts], ARRAY[NULL::timestamptz]) FROM moved)
      SELECT t.status, t.endpoint_status AS "endpointStatus", (SELECT count(*) FROM job) = 1 AS requeued FROM target t`,
-    [deliveryId, DELIVER_TASK],
+    [deliveryId],
   );
   const row = rows[0];
   if (!row) return 'NOT_FOUND';

@@ -62,6 +62,23 @@ CREATE TABLE webhook_attempts (
 -- No named queue per endpoint (graphile-worker locks every named queue's row on each fetch, which
 -- would tax every job of the service): the delivery task itself bounds how many requests one
 -- endpoint may have in flight (webhooks/deliver.ts).
+-- The one place that makes delivery jobs: the trigger below, the next attempt, a job put back,
+-- and a redelivery all come here. The payload {deliveryId, attempt} names the attempts already
+-- made, so that a job whose delivery has moved on does nothing (webhooks/deliver.ts). Written in
+-- plpgsql so that graphile-worker's schema (migrated after ours) is needed only when it runs.
+CREATE FUNCTION enqueue_webhook_delivery_jobs(delivery_ids uuid[], attempts integer[], run_ats timestamptz[])
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF coalesce(cardinality(delivery_ids), 0) = 0 THEN
+    RETURN;
+  END IF;
+  PERFORM graphile_worker.add_jobs(array_agg((
+    'webhooks.deliver', json_build_object('deliveryId', j.delivery_id, 'attempt', j.attempt), NULL, j.run_at, NULL, NULL, NULL, NULL
+  )::graphile_worker.job_spec))
+    FROM unnest(delivery_ids, attempts, run_ats) AS j(delivery_id, attempt, run_at);
+END;
+$$;
+
 CREATE FUNCTION enqueue_webhook_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   added integer;
@@ -77,10 +94,7 @@ BEGIN
     RETURNING delivery_id
   )
   SELECT count(*) INTO added FROM (
-    SELECT graphile_worker.add_jobs(array_agg((
-      'webhooks.deliver', json_build_object('deliveryId', delivery_id, 'attempt', 0), NULL, NULL, NULL, NULL, NULL, NULL
-    )::graphile_worker.job_spec))
-      FROM due HAVING count(*) > 0
+    SELECT enqueue_webhook_delivery_jobs(array_agg(delivery_id), array_agg(0), array_agg(NULL::timestamptz)) FROM due
   ) AS jobs;
   RETURN NULL;
 END;
