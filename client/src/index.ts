@@ -116,29 +116,19 @@ export function createClient(options: ClientOptions): PayoutClient {
     },
 
     payouts: {
-      async *iterate(query: Partial<PayoutListQuery> = {}): AsyncGenerator<Payout, void, undefined> {
-        for (let page = query.page ?? 0; ; page++) {
-          const { data } = await api.GET('/v2/payouts', {
-            params: { query: { size: PAGE_SIZE, sortField: 'creationTime', sortDirection: 'desc', ...query, page } },
-          });
-          const list = present(data, 'GET /v2/payouts');
-          yield* list.payouts;
-          if (list.payouts.length === 0 || page + 1 >= list.totalPages) return;
-        }
-      },
+      iterate: (query: Partial<PayoutListQuery> = {}) => pages(query.page, async (page) => {
+        const { data } = await api.GET('/v2/payouts', { params: { query: { size: PAGE_SIZE, ...query, page } } });
+        const list = present(data, 'GET /v2/payouts');
+        return { items: list.payouts, totalPages: list.totalPages };
+      }),
     },
 
     settlements: {
-      async *iterate(query: Partial<SettlementListQuery> = {}): AsyncGenerator<Settlement, void, undefined> {
-        for (let page = query.page ?? 0; ; page++) {
-          const { data } = await api.GET('/v2/settlements', {
-            params: { query: { size: PAGE_SIZE, sortField: 'creationTime', sortDirection: 'DESC', ...query, page } },
-          });
-          const list = present(data, 'GET /v2/settlements');
-          yield* list.settlements;
-          if (list.settlements.length === 0 || page + 1 >= list.totalPages) return;
-        }
-      },
+      iterate: (query: Partial<SettlementListQuery> = {}) => pages(query.page, async (page) => {
+        const { data } = await api.GET('/v2/settlements', { params: { query: { size: PAGE_SIZE, ...query, page } } });
+        const list = present(data, 'GET /v2/settlements');
+        return { items: list.settlements, totalPages: list.totalPages };
+      }),
     },
 
     events: {
@@ -160,6 +150,15 @@ export function createClient(options: ClientOptions): PayoutClient {
   };
 
   return Object.assign(api, helpers);
+}
+
+/** Every item of a page-numbered list, from page `first` (default 0) until the last page or an empty one. */
+async function* pages<T>(first: number | undefined, fetchPage: (page: number) => Promise<{ items: T[]; totalPages: number }>): AsyncGenerator<T, void, undefined> {
+  for (let page = first ?? 0; ; page++) {
+    const { items, totalPages } = await fetchPage(page);
+    yield* items;
+    if (items.length === 0 || page + 1 >= totalPages) return;
+  }
 }
 
 /** The body of a 2xx answer (errors were thrown by the middleware already). */
