@@ -12,7 +12,7 @@ import { enqueueJob, startWorkers, workerLogger, type Workers } from './platform
 import { createClientsService } from './auth/clients.ts';
 import { seedSandbox } from './sandbox/seed.ts';
 import { buildTaskList, cronItems } from './tasks.ts';
-import { RECOVER_SUBMISSIONS_TASK, RECOVERY_SWEEP_JOB_KEY } from './payouts/task-names.ts';
+import { EXPIRE_DUE_TASK, EXPIRY_SWEEP_JOB_KEY, RECOVER_SUBMISSIONS_TASK, RECOVERY_SWEEP_JOB_KEY } from './payouts/task-names.ts';
 import { systemClock } from './platform/clock.ts';
 import { createProvidersService } from './providers/service.ts';
 import { createSandboxRails } from './payouts/rails/sandbox.ts';
@@ -124,6 +124,8 @@ export async function startService(config: Config, log: Logger): Promise<Running
       jobKey: RECOVERY_SWEEP_JOB_KEY,
       runAt: new Date(Date.now() + config.payoutSubmissionRecoverySeconds * 1000),
     });
+    // and payouts that expired while no process ran expire now; the sweep then schedules itself
+    await enqueueJob(pool, EXPIRE_DUE_TASK, {}, { jobKey: EXPIRY_SWEEP_JOB_KEY, runAt: new Date() });
     const secrets = createSecretBox(keys.clientSecretKey);
     const urlMode = config.mode === 'production' ? 'production' : 'sandbox';
     const webhookEndpoints = createEndpointsService({ db: pool, secrets, clock, mode: urlMode });

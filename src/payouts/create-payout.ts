@@ -1,13 +1,12 @@
 // POST /v2/payouts: validate against the provider, price, reserve payoutAmt + transferFee from the
-// caller's prefund, and record the payout with its first event and its expiry job, all in one
-// transaction. Creations are group-committed (platform/batcher.ts) so that one hot prefund account
+// caller's prefund, and record the payout with its first event, all in one transaction (the expiry
+// sweep in jobs.ts finds waiting payouts by their expiry time). Creations are group-committed (platform/batcher.ts) so that one hot prefund account
 // takes one lock and one commit for many payouts. Idempotent by sourceMemberPayoutId.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
 import { withTransaction } from '../platform/database/pool.ts';
 import { createBatcher } from '../platform/batcher.ts';
-import { enqueueJob, removeJob } from '../platform/jobs.ts';
 import { requestFingerprint } from '../platform/idempotency.ts';
 import { formatMinor, parseAmount, percentageOf, toJsonNumber } from '../platform/money.ts';
 import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
@@ -20,7 +19,6 @@ import type { CreatePayoutInput } from './input.ts';
 import * as repo from './repo.ts';
 import { statusEvent } from './apply.ts';
 import { links } from './views.ts';
-import { EXPIRE_TASK } from './task-names.ts';
 
 export type CreateErrorCode =
   | 'VALIDATION_ERROR' | 'UNKNOWN_PAYOUT_PROVIDER' | 'UNSUPPORTED_CURRENCY' | 'UNSUPPORTED_PAYOUT_METHOD'
@@ -145,8 +143,8 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
   }
 
   /**
-   * One transaction for many creations: insert the new ones with their events and one expiry job
-   * for the batch, then reserve (the only step that locks the prefund account, so it comes last,
+   * One transaction for many creations: insert the new ones with their events (the expiry sweep,
+   * payouts/jobs.ts, finds them by their expiry time), then reserve (the only step that locks the prefund account, so it comes last,
    * just before the commit), and take back out the few that the prefund cannot pay for.
    */
   async function runBatch(items: Priced[]): Promise<BatchOutcome[]> {
@@ -157,19 +155,9 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
         firstEvent: statusEvent({ ...i.payout, cancellationStatus: null, cashoutStatus: null, rejectReason: null } as repo.PayoutRow, null),
       })));
       const fresh = items.filter((i) => inserted.has(i.payout.payoutId));
-      // one expiry job per batch, not per payout: each job insert also costs a NOTIFY, serialised at commit
-      const jobKey = `payout-expire:${randomUUID()}`;
-      const expire = (payouts: Priced[]) => enqueueJob(client, EXPIRE_TASK, { payoutIds: payouts.map((i) => i.payout.payoutId) }, {
-        jobKey, runAt: new Date(Math.max(...payouts.map((i) => i.payout.expiryTime.getTime()))),
-      });
-      if (fresh.length > 0) await expire(fresh);
       const reserved = await createTransfers(client, fresh.map((i) => i.reservation), { twoPhase: true, accountIds: { known: accountIds, learned } });
       const refused = new Set(fresh.filter((_, index) => !reserved[index]!.ok).map((i) => i.payout.payoutId));
-      if (refused.size > 0) {
-        await repo.withdrawPayouts(client, [...refused]);
-        const created = fresh.filter((i) => !refused.has(i.payout.payoutId));
-        await (created.length > 0 ? expire(created) : removeJob(client, jobKey)); // the same key: replaced
-      }
+      if (refused.size > 0) await repo.withdrawPayouts(client, [...refused]);
       return items.map((i): BatchOutcome =>
         !inserted.has(i.payout.payoutId) ? { kind: 'EXISTS' } : refused.has(i.payout.payoutId) ? { kind: 'INSUFFICIENT' } : { kind: 'CREATED' });
     });

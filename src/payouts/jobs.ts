@@ -9,7 +9,10 @@ import { applyPartnerReport, type PartnerReport } from './partner-report.ts';
 import type { RailRegistry } from './rails/rail.ts';
 import * as repo from './repo.ts';
 import { submitAndApply } from './submission.ts';
-import { CANCEL_TASK, EXPIRE_TASK, FINISH_SUBMISSION_TASK, PARTNER_REPORT_TASK, RECOVER_SUBMISSIONS_TASK, RECOVERY_SWEEP_JOB_KEY } from './task-names.ts';
+import {
+  CANCEL_TASK, EXPIRE_DUE_TASK, EXPIRE_TASK, EXPIRY_SWEEP_JOB_KEY, FINISH_SUBMISSION_TASK, PARTNER_REPORT_TASK, RECOVER_SUBMISSIONS_TASK,
+  RECOVERY_SWEEP_JOB_KEY,
+} from './task-names.ts';
 
 export interface PayoutJobDeps {
   db: Db;
@@ -18,10 +21,20 @@ export interface PayoutJobDeps {
   partnerTimeoutMs: number;
   /** A recorded submission with no applied answer after this long is sent again. */
   submissionRecoverySeconds: number;
+  /** How many payouts one expiry transaction takes (default 200). */
+  expiryBatchMax?: number;
 }
 
 const SWEEP_BATCH_MAX = 200;
 const SWEEP_INTERVAL_MAX_MS = 60_000;
+/** The expiry sweep runs again no sooner than this: payouts expire within about a second of their time. */
+const EXPIRY_SWEEP_INTERVAL_MIN_MS = 1000;
+
+/** When a sweep should run next: at `due` if there is one, but at least `minMs` and at most a minute on. */
+export function nextSweepAt(now: Date, due: Date | undefined, minMs: number): Date {
+  const at = due ? Math.max(due.getTime(), now.getTime() + minMs) : Infinity;
+  return new Date(Math.min(at, now.getTime() + SWEEP_INTERVAL_MAX_MS));
+}
 
 const payoutIdOf = (payload: unknown): string => {
   const id = (payload as { payoutId?: unknown } | null)?.payoutId;
@@ -36,13 +49,39 @@ const payoutIdsOf = (payload: unknown): string[] => {
   return ids;
 };
 
-/** The recovery sweep also runs every minute, whatever happened to its self-scheduling. */
+/** The two sweeps also run every minute, whatever happened to their self-scheduling. */
 export const payoutCron: CronItem[] = [
   { task: RECOVER_SUBMISSIONS_TASK, match: '* * * * *', options: { backfillPeriod: 0, jobKey: RECOVERY_SWEEP_JOB_KEY } },
+  { task: EXPIRE_DUE_TASK, match: '* * * * *', options: { backfillPeriod: 0, jobKey: EXPIRY_SWEEP_JOB_KEY } },
 ];
 
 export function payoutTasks(deps: PayoutJobDeps): TaskList {
-  /** Expires the batch's payouts still waiting for `process` (one job per creation batch). */
+  const expiryBatchMax = deps.expiryBatchMax ?? SWEEP_BATCH_MAX;
+
+  /**
+   * The expiry sweep: takes the expiry queue's due entries, a batch per transaction, and their
+   * payouts still waiting for `process` become EXPD (their reservation voided); then the sweep
+   * schedules itself for the next entry due (at least a second and at most a minute on; a cron
+   * line is the backstop).
+   */
+  const expireDue: Task = async (_payload, helpers) => {
+    const now = deps.clock.now();
+    let expired = 0;
+    for (;;) {
+      const due = await withTransaction(deps.db, async (client) => {
+        const taken = await repo.takeDueForExpiry(client, now, expiryBatchMax);
+        for (const row of taken.waiting) await applyToLocked(client, row, 'EXPIRED', {}, now);
+        return taken;
+      });
+      expired += due.waiting.length;
+      if (due.taken < expiryBatchMax) break;
+    }
+    if (expired > 0) helpers.logger.info(`expired ${expired} payouts`);
+    const runAt = nextSweepAt(now, await repo.nextExpiry(deps.db), EXPIRY_SWEEP_INTERVAL_MIN_MS);
+    await helpers.addJob(EXPIRE_DUE_TASK, {}, { runAt, jobKey: EXPIRY_SWEEP_JOB_KEY });
+  };
+
+  /** Expires the payouts an earlier version's creation batch listed (that version made one such job per batch). */
   const expire: Task = async (payload, helpers) => {
     const payoutIds = payoutIdsOf(payload);
     await withTransaction(deps.db, async (client) => {
@@ -78,9 +117,8 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
     for (const payoutId of due) await resend(payoutId);
     if (due.length > 0) helpers.logger.info(`resent ${due.length} unfinished payout submissions`);
     const oldest = await repo.oldestUnfinishedSubmission(deps.db);
-    const now = deps.clock.now().getTime();
-    const next = oldest ? Math.min(Math.max(oldest.getTime() + recoveryMs, now + 1000), now + SWEEP_INTERVAL_MAX_MS) : now + SWEEP_INTERVAL_MAX_MS;
-    await helpers.addJob(RECOVER_SUBMISSIONS_TASK, {}, { runAt: new Date(next), jobKey: RECOVERY_SWEEP_JOB_KEY });
+    const runAt = nextSweepAt(deps.clock.now(), oldest && new Date(oldest.getTime() + recoveryMs), 1000);
+    await helpers.addJob(RECOVER_SUBMISSIONS_TASK, {}, { runAt, jobKey: RECOVERY_SWEEP_JOB_KEY });
   };
 
   const partnerReport: Task = async (payload, helpers) => {
@@ -90,6 +128,7 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
   };
 
   return {
+    [EXPIRE_DUE_TASK]: expireDue,
     [EXPIRE_TASK]: expire,
     [FINISH_SUBMISSION_TASK]: finishSubmission,
     [CANCEL_TASK]: cancel,

@@ -109,8 +109,8 @@ export async function findBySourceMemberPayoutId(db: Queryable, memberId: string
 export type NewPayout = Omit<PayoutRow, 'cashoutStatus' | 'rejectReason' | 'cancellationStatus' | 'cancellationReason' | 'submissionState' | 'initiateTime' | 'completionTime' | 'rejectionTime' | 'cancellationTime'>;
 
 /**
- * Inserts the payouts whose sourceMemberPayoutId is new, each with its first event, in one
- * statement; returns the ids actually inserted.
+ * Inserts the payouts whose sourceMemberPayoutId is new, each with its first event and its entry
+ * in the expiry queue, in one statement; returns the ids actually inserted.
  */
 export async function insertPayouts(db: Queryable, items: Array<{ payout: NewPayout; firstEvent: NewEvent }>): Promise<Set<string>> {
   const rows = items.map(({ payout: p, firstEvent }) => ({
@@ -136,7 +136,8 @@ export async function insertPayouts(db: Queryable, items: Array<{ payout: NewPay
        expiry_time, event_sequence, create_response
        FROM jsonb_populate_recordset(null::payouts, $1::jsonb)
      ON CONFLICT (source_member_id, source_member_payout_id) DO NOTHING
-     RETURNING payout_id, source_member_id, event_sequence),
+     RETURNING payout_id, source_member_id, event_sequence, expiry_time),
+     queued AS (INSERT INTO payout_expiry_queue (payout_id, expiry_time) SELECT payout_id, expiry_time FROM inserted),
      events AS (INSERT INTO events (member_id, type, resource_id, sequence, data)
        SELECT i.source_member_id, 'payout.status_changed', i.payout_id::text, i.event_sequence, input.first_event
          FROM inserted i JOIN input USING (payout_id))
@@ -148,7 +149,8 @@ export async function insertPayouts(db: Queryable, items: Array<{ payout: NewPay
 
 /**
  * Takes back, inside the transaction that inserted them, payouts that could not be reserved:
- * their rows and their first events. Nothing of them was ever visible.
+ * their rows and their first events. Nothing of them was ever visible. (Their expiry queue
+ * entries stay: the sweep passes over an entry whose payout does not exist.)
  */
 export async function withdrawPayouts(db: Queryable, payoutIds: string[]): Promise<void> {
   await db.query('DELETE FROM events WHERE resource_id = ANY($1::text[])', [payoutIds]);
@@ -213,6 +215,37 @@ export async function claimSubmissions(db: Queryable, claims: Array<{ payoutId: 
     claimed.delete(c.payoutId); // the first asker only
     return row;
   });
+}
+
+/**
+ * Takes up to `limit` entries of the expiry queue due at `now` (soonest first; entries another
+ * sweep holds are left to it) and locks those of their payouts still waiting for `process`.
+ * Returns how many entries were taken, and the waiting payouts.
+ */
+export async function takeDueForExpiry(db: Queryable, now: Date, limit: number): Promise<{ taken: number; waiting: PayoutRow[] }> {
+  const { rows: due } = await db.query<{ payoutId: string }>({
+    name: 'payout-expiry-queue-take',
+    text: `DELETE FROM payout_expiry_queue q
+            USING (SELECT ctid FROM payout_expiry_queue WHERE expiry_time <= $1 ORDER BY expiry_time LIMIT $2 FOR UPDATE SKIP LOCKED) d
+            WHERE q.ctid = d.ctid
+           RETURNING q.payout_id AS "payoutId"`,
+    values: [now, limit],
+  });
+  if (due.length === 0) return { taken: 0, waiting: [] };
+  const { rows: waiting } = await db.query<PayoutRow>({
+    name: 'payouts-lock-waiting',
+    text: `SELECT ${COLUMNS} FROM payouts
+            WHERE payout_id = ANY($1::uuid[]) AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL
+            ORDER BY payout_id FOR UPDATE`,
+    values: [due.map((r) => r.payoutId)],
+  });
+  return { taken: due.length, waiting };
+}
+
+/** When the next entry of the expiry queue is due, if there is one. */
+export async function nextExpiry(db: Queryable): Promise<Date | undefined> {
+  const { rows } = await db.query<{ at: Date | null }>('SELECT min(expiry_time) AS at FROM payout_expiry_queue');
+  return rows[0]?.at ?? undefined;
 }
 
 /** Submissions recorded before `before` whose answer was never applied (crash, timeout), oldest first. */

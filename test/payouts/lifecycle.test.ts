@@ -1,11 +1,12 @@
 // The payout state machine: every (state, trigger) pair, the refused ones included, with the
 // ledger effect of each move and the events it writes.
 import { after, before, describe, test } from 'node:test';
+import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.ts';
 import { json, token } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
-import { payoutJobs } from '../support/payout-jobs.ts';
+import { addedJobs, payoutJobs } from '../support/payout-jobs.ts';
 import { balances, checkLedger } from '../../src/ledger/service.ts';
 import { accountKey, prefundAccount } from '../../src/ledger/accounts.ts';
 import { PAYOUT_TRANSITIONS } from '../../src/payouts/lifecycle.ts';
@@ -57,7 +58,7 @@ const EXPECTED: Record<State, Record<Trigger, string>> = {
 
 async function fire(trigger: Trigger, id: string): Promise<string> {
   if (trigger === 'expiry job') {
-    await jobs.expire(id);
+    await jobs.expireDue();
     return '-';
   }
   const response = trigger === 'process' ? await api.process(id) : trigger === 'cancel' ? await api.cancel(id) : await api.simulate(id, { payoutStatus: trigger.slice(7) });
@@ -165,19 +166,65 @@ describe('ledger effects and times', () => {
     assert.equal((await api.process(id)).status, 409);
   });
 
-  test("one expiry job expires its batch's waiting payouts and leaves the processed ones", async () => {
+  test('the expiry sweep expires the waiting payouts that are due, voids their reservations and writes their events', async () => {
     const waiting = String((await api.created(payoutBody()))['payoutId']);
     const processed = String((await api.created(payoutBody()))['payoutId']);
+    const cancelling = String((await api.created(payoutBody()))['payoutId']);
     assert.equal((await json(await api.process(processed)))['payoutStatus'], 'PRCD');
-    await jobs.expire(waiting, processed);
+    assert.equal((await api.cancel(cancelling)).status, 202);
+    await jobs.expireDue();
     assert.equal((await api.record(waiting))['payoutStatus'], 'EXPD');
     assert.equal((await api.record(processed))['payoutStatus'], 'PRCD');
+    assert.equal((await api.record(cancelling))['payoutStatus'], 'ACCP', 'a pending cancellation is finished by its own job');
+    const { rows } = await service.db.query(`SELECT state FROM ledger_transfers WHERE reference = $1`, [waiting]);
+    assert.deepEqual(rows.map((r) => r.state), ['VOIDED', 'VOIDED']);
+    const events = await service.db.query(`SELECT data FROM events WHERE resource_id = $1 ORDER BY sequence`, [waiting]);
+    assert.deepEqual(events.rows.map((r) => [r.data.previousStatus, r.data.payoutStatus]), [[null, 'ACCP'], ['ACCP', 'EXPD']]);
+    assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [], danglingTransfers: [] });
   });
 
-  test('the expiry job leaves a payout alone before its expiry time', async () => {
+  test('the sweep passes over a queue entry whose payout does not exist (a creation refused for want of prefund)', async () => {
+    const orphan = randomUUID();
+    await service.db.query(`INSERT INTO payout_expiry_queue (payout_id, expiry_time) VALUES ($1, now() - interval '1 second')`, [orphan]);
+    await jobs.expireDue();
+    const { rows } = await service.db.query('SELECT count(*)::int AS n FROM payout_expiry_queue WHERE payout_id = $1', [orphan]);
+    assert.equal(rows[0].n, 0);
+  });
+
+  test('the sweep takes the due payouts a batch per transaction until none is left', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push(String((await api.created(payoutBody()))['payoutId']));
+    await payoutJobs(service.db, { nowMs: () => Date.now() + DAY_MS + 60_000, expiryBatchMax: 3 }).expireDue();
+    for (const id of ids) assert.equal((await api.record(id))['payoutStatus'], 'EXPD');
+  });
+
+  test('before its expiry time a payout is left alone, and the sweep is due again at that time (at most a minute on)', async () => {
+    await jobs.expireDue(); // nothing else waits in this file now
     const id = String((await api.created(payoutBody()))['payoutId']);
-    await assert.rejects(payoutJobs(service.db).expire(id), /not yet/);
+    const expiry = Date.parse(String((await api.record(id))['expiryTime']));
+    addedJobs.length = 0;
+    await payoutJobs(service.db, { nowMs: () => expiry - 1 }).expireDue();
     assert.equal((await api.record(id))['payoutStatus'], 'ACCP');
+    assert.deepEqual(addedJobs, [{ task: 'payout.expire_due', runAt: new Date(expiry - 1 + 1000), jobKey: 'payout-expiry-sweep' }], 'at least a second on');
+    addedJobs.length = 0;
+    await payoutJobs(service.db, { nowMs: () => expiry - 30_000 }).expireDue();
+    assert.deepEqual(addedJobs, [{ task: 'payout.expire_due', runAt: new Date(expiry), jobKey: 'payout-expiry-sweep' }], 'at the expiry');
+    addedJobs.length = 0;
+    await payoutJobs(service.db).expireDue();
+    assert.ok(Math.abs(addedJobs[0]!.runAt!.getTime() - (Date.now() + 60_000)) < 5_000, 'a minute on when the next is further');
+    await payoutJobs(service.db, { nowMs: () => expiry }).expireDue();
+    assert.equal((await api.record(id))['payoutStatus'], 'EXPD');
+  });
+
+  test('a payout.expire job left by an earlier version expires its listed payouts, and refuses to run early', async () => {
+    const early = String((await api.created(payoutBody()))['payoutId']);
+    await assert.rejects(payoutJobs(service.db).expireListed(early), /not yet/);
+    assert.equal((await api.record(early))['payoutStatus'], 'ACCP');
+    const processed = String((await api.created(payoutBody()))['payoutId']);
+    assert.equal((await json(await api.process(processed)))['payoutStatus'], 'PRCD');
+    await jobs.expireListed(early, processed);
+    assert.equal((await api.record(early))['payoutStatus'], 'EXPD');
+    assert.equal((await api.record(processed))['payoutStatus'], 'PRCD');
   });
 });
 

@@ -88,7 +88,7 @@ describe('submission recovery', () => {
   test('a payout being submitted does not expire', async () => {
     const id = String((await api.created(payoutBody()))['payoutId']);
     await claimSubmission(service.db, id, await memberOf(id), new Date());
-    await payoutJobs(service.db, { nowMs: () => Date.now() + 2 * 86_400_000 }).expire(id);
+    await payoutJobs(service.db, { nowMs: () => Date.now() + 2 * 86_400_000 }).expireDue();
     assert.equal((await api.record(id))['payoutStatus'], 'ACCP');
   });
 });

@@ -14,37 +14,24 @@ const helpers = {
   },
 } as unknown as JobHelpers;
 
-export function payoutJobs(db: Db, options: { nowMs?: () => number; latencyMs?: number } = {}) {
+export function payoutJobs(db: Db, options: { nowMs?: () => number; latencyMs?: number; expiryBatchMax?: number } = {}) {
   const clock = { now: () => new Date(options.nowMs?.() ?? Date.now()) };
-  const tasks = payoutTasks({ db, rails: createSandboxRails({ db, latencyMs: options.latencyMs ?? 0 }), clock, partnerTimeoutMs: 5000, submissionRecoverySeconds: 1 });
+  const tasks = payoutTasks({
+    db, rails: createSandboxRails({ db, latencyMs: options.latencyMs ?? 0 }), clock, partnerTimeoutMs: 5000, submissionRecoverySeconds: 1,
+    ...(options.expiryBatchMax === undefined ? {} : { expiryBatchMax: options.expiryBatchMax }),
+  });
   const run = (name: string) => async (payoutId: string) => {
     await tasks[name]!({ payoutId }, helpers);
   };
   return {
-    expire: async (...payoutIds: string[]) => {
+    /** The expiry sweep (payout.expire_due). */
+    expireDue: () => tasks['payout.expire_due']!({}, helpers),
+    /** A payout.expire job as earlier versions enqueued them, one per creation batch. */
+    expireListed: async (...payoutIds: string[]) => {
       await tasks['payout.expire']!({ payoutIds }, helpers);
     },
     cancel: run('payout.cancel'),
     finishSubmission: run('payout.finish_submission'),
     recoverSubmissions: () => tasks['payout.recover_submissions']!({}, helpers),
   };
-}
-
-// graphile-worker's public jobs view leaves the payload out; these read its table.
-const EXPIRY_JOB_PAYOUTS = `SELECT j.run_at AS "runAt", listed.id FROM graphile_worker._private_jobs j
-  JOIN graphile_worker._private_tasks t ON t.id = j.task_id, jsonb_array_elements_text(j.payload::jsonb -> 'payoutIds') AS listed(id)
-  WHERE t.identifier = 'payout.expire'`;
-
-/** When the expiry jobs that list the payout are due. */
-export async function expiryJobsListing(db: Db, payoutId: string): Promise<Date[]> {
-  const { rows } = await db.query<{ runAt: Date }>(`SELECT "runAt" FROM (${EXPIRY_JOB_PAYOUTS}) e WHERE e.id = $1`, [payoutId]);
-  return rows.map((r) => r.runAt);
-}
-
-/** How many payouts listed by expiry jobs do not exist. */
-export async function unlistedExpiryJobPayouts(db: Db): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (${EXPIRY_JOB_PAYOUTS}) e WHERE NOT EXISTS (SELECT 1 FROM payouts p WHERE p.payout_id::text = e.id)`,
-  );
-  return rows[0]!.n;
 }
