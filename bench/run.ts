@@ -268,6 +268,22 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
+/**
+ * CPU time the hypervisor gave to other guests while this one wanted it ("steal", Linux only), as a
+ * share of the time that passed: a scenario measured under heavy steal measured the neighbours.
+ */
+async function cpuTimes(): Promise<{ total: number; steal: number } | undefined> {
+  const line = (await fs.readFile('/proc/stat', 'utf8').catch(() => '')).split('\n')[0] ?? '';
+  const ticks = line.split(/\s+/).slice(1).map(Number);
+  if (!line.startsWith('cpu ') || ticks.length < 8) return undefined;
+  return { total: ticks.reduce((a, b) => a + b, 0), steal: ticks[7]! };
+}
+
+function stealPercent(before: Awaited<ReturnType<typeof cpuTimes>>, after: Awaited<ReturnType<typeof cpuTimes>>): number | null {
+  if (!before || !after || after.total === before.total) return null;
+  return Math.round(((after.steal - before.steal) / (after.total - before.total)) * 100);
+}
+
 interface Figure {
   name: string;
   requestsPerSecond: number;
@@ -276,6 +292,8 @@ interface Figure {
   non2xx: number;
   errors: number;
   ratioToCeiling: number;
+  /** The machine's CPU steal during the measurement, in percent (null where it cannot be read). */
+  stealPercent?: number | null;
 }
 
 async function drive(url: string, scenario: Scenario, token: string, durationS: number) {
@@ -316,7 +334,9 @@ async function main() {
       const url = scenario.target === 'ceiling' ? ceiling.url : service.url;
       const scenarioToken = scenario.token === 'settlements' ? settlementsToken : token;
       await drive(url, scenario, scenarioToken, WARMUP_S);
+      const before = await cpuTimes();
       const result = await drive(url, scenario, scenarioToken, DURATION_S);
+      const steal = stealPercent(before, await cpuTimes());
       const rps = result.requests.average / (scenario.requestsPerUnit ?? 1);
       if (scenario.target === 'ceiling') ceilingRps = rps;
       figures.push({
@@ -327,10 +347,12 @@ async function main() {
         non2xx: result.non2xx,
         errors: result.errors,
         ratioToCeiling: Math.round((rps / ceilingRps) * 1000) / 1000,
+        stealPercent: steal,
       });
       process.stdout.write(
         `${scenario.name.padEnd(28)} ${String(Math.round(rps)).padStart(7)} req/s  p50 ${String(result.latency.p50).padStart(3)} ms  ` +
-          `p99 ${String(result.latency.p99).padStart(3)} ms  ${(rps / ceilingRps).toFixed(2)}x ceiling  non2xx ${result.non2xx}\n`,
+          `p99 ${String(result.latency.p99).padStart(3)} ms  ${(rps / ceilingRps).toFixed(2)}x ceiling  non2xx ${result.non2xx}` +
+          `${steal === null ? '' : `  steal ${steal}%`}\n`,
       );
     }
     const mock = await mockFigures(dataDir);
