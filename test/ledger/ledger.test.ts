@@ -112,6 +112,28 @@ describe('ledger', () => {
     await assertInvariants();
   });
 
+  test('a reservation waiting on the lock is judged, and added, against what the holder committed', async () => {
+    const source = await freshSource();
+    await createTransfers(service.db, [[topUp(source, 1_000n)]], { twoPhase: false });
+    const holder = await service.db.connect();
+    try {
+      await holder.query('BEGIN');
+      assert.ok((await createTransfers(holder, [payoutGroup(source, 590n, 10n)], { twoPhase: true }))[0]!.ok);
+      // both start while the holder has the account locked and its reservation uncommitted
+      const tooMuch = withTransaction(service.db, (client) => createTransfers(client, [payoutGroup(source, 450n, 10n)], { twoPhase: true }));
+      const fits = withTransaction(service.db, (client) => createTransfers(client, [payoutGroup(source, 290n, 10n)], { twoPhase: true }));
+      await new Promise((r) => setTimeout(r, 200));
+      await holder.query('COMMIT');
+      const [refused, accepted] = await Promise.all([tooMuch, fits]);
+      // whichever went first, 460 does not fit beside 600 (+300 if that went first), 300 does
+      assert.deepEqual([refused[0]!.ok, accepted[0]!.ok], [false, true]);
+    } finally {
+      holder.release();
+    }
+    assert.deepEqual(await prefundOf(source), { balance: 1_000n, available: 100n, reserved: 900n });
+    await assertInvariants();
+  });
+
   test('the database itself refuses an overdraft, should code ever try one', async () => {
     const source = await freshSource();
     await createTransfers(service.db, [[topUp(source, 500n)]], { twoPhase: false });
