@@ -1,6 +1,6 @@
 // GET /v2/payouts: the list query and the page it answers (CONTRACT section 5, "Payout list").
 import { Type, type Static } from 'typebox';
-import { PagedList, StringEnum } from '../platform/schema.ts';
+import { PagedList, StringEnum, type WithPagingDefaults } from '../platform/schema.ts';
 import { PayoutStatus, recordExample } from './schemas.ts';
 
 export const PAGE_SIZE_MAX = 100;
@@ -42,7 +42,6 @@ export const PayoutListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-/** The query as validated: optional for the caller, the paging and sorting fields are always there (their defaults). */
-export type PayoutListQuery = Static<typeof PayoutListQuery> & Required<Pick<Static<typeof PayoutListQuery>, 'page' | 'size' | 'sortField' | 'sortDirection'>>;
+export type PayoutListQuery = WithPagingDefaults<Static<typeof PayoutListQuery>>;
 
 export const PayoutList = PagedList('payouts', 'Payout', 'Payouts', recordExample);

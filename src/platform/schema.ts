@@ -13,6 +13,10 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
 }
 
+/** Paging and sorting fields have defaults: optional to the caller, always there once validated. */
+type PagingField = 'page' | 'size' | 'sortField' | 'sortDirection';
+export type WithPagingDefaults<Q extends Partial<Record<PagingField, unknown>>> = Q & Required<Pick<Q, PagingField>>;
+
 /**
  * A page of a list as the description gives it: the items under their own name (`payouts`,
  * `settlements`), with page, size, totalPages and totalRecords.

@@ -1,7 +1,7 @@
 // The settlement area's records and inputs: one TypeBox schema each, for validation, serialisation
 // and the OpenAPI document.
 import { Type, type Static } from 'typebox';
-import { PagedList, StringEnum } from '../platform/schema.ts';
+import { PagedList, StringEnum, type WithPagingDefaults } from '../platform/schema.ts';
 import { EXECUTION_INTERVALS } from './intervals.ts';
 
 const MemberId = Type.String({ pattern: '^[A-Z0-9_]+$', maxLength: 64 });
@@ -140,8 +140,7 @@ export const SettlementListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-/** The query as validated: optional for the caller, the paging and sorting fields are always there (their defaults). */
-export type SettlementListQuery = Static<typeof SettlementListQuery> & Required<Pick<Static<typeof SettlementListQuery>, 'page' | 'size' | 'sortField' | 'sortDirection'>>;
+export type SettlementListQuery = WithPagingDefaults<Static<typeof SettlementListQuery>>;
 
 export const SettlementList = PagedList('settlements', 'Settlement', 'Settlements', settlementExample);
 
