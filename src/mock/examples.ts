@@ -2,6 +2,7 @@
 // response schema, or the shared schema it refers to), chosen with `Prefer` as Prism does, with
 // the path's ids and the request's own values put in where the answer has the same field.
 import type { FastifyRequest } from 'fastify';
+import { fullName } from '../payouts/names.ts';
 
 export type NamedExamples = Record<string, unknown>;
 
@@ -38,10 +39,10 @@ export function parsePrefer(header: string | string[] | undefined): Preference {
 
 const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function fullName(person: unknown): string | undefined {
-  if (!isPlain(person)) return undefined;
-  const parts = ['firstName', 'middleName', 'lastName', 'lastName2'].map((k) => person[k]).filter((v) => typeof v === 'string' && v !== '');
-  return parts.length > 0 ? parts.join(' ') : undefined;
+/** The name the real service would record for the party, if it has one. */
+function nameOf(person: unknown): string | undefined {
+  const name = isPlain(person) ? fullName(person) : '';
+  return name === '' ? undefined : name;
 }
 
 /**
@@ -56,7 +57,7 @@ export function echo(example: unknown, request: FastifyRequest): unknown {
     ...(isPlain(request.params) ? request.params : {}),
   };
   const body = isPlain(request.body) ? request.body : {};
-  const names = { senderName: fullName(body['sender']), beneficiaryName: fullName(body['beneficiary']) };
+  const names = { senderName: nameOf(body['sender']), beneficiaryName: nameOf(body['beneficiary']) };
   const fill = (record: unknown): unknown => {
     if (Array.isArray(record)) return record.map(fill);
     if (!isPlain(record)) return record;

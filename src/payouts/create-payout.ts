@@ -1,7 +1,8 @@
 // POST /v2/payouts: validate against the provider, price, reserve payoutAmt + transferFee from the
-// caller's prefund, and record the payout with its first event, all in one transaction (the expiry
-// sweep in jobs.ts finds waiting payouts by their expiry time). Creations are group-committed (platform/batcher.ts) so that one hot prefund account
-// takes one lock and one commit for many payouts. Idempotent by sourceMemberPayoutId.
+// caller's prefund, and record the payout with its first event and its expiry queue row (read by
+// the expiry sweep in jobs.ts), all in one transaction. Creations are group-committed
+// (platform/batcher.ts) so that one hot prefund account takes one lock and one commit for many
+// payouts. Idempotent by sourceMemberPayoutId.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
@@ -19,6 +20,7 @@ import type { CreatePayoutInput } from './input.ts';
 import * as repo from './repo.ts';
 import { statusEvent } from './apply.ts';
 import { links } from './views.ts';
+import { fullName } from './names.ts';
 
 export type CreateErrorCode =
   | 'VALIDATION_ERROR' | 'UNKNOWN_PAYOUT_PROVIDER' | 'UNSUPPORTED_CURRENCY' | 'UNSUPPORTED_PAYOUT_METHOD'
@@ -37,13 +39,6 @@ const BATCH_SIZE_MAX = 100;
  * smaller batches cost PostgreSQL about a quarter more CPU per payout.)
  */
 const BATCH_CONCURRENCY_MAX = 1;
-
-export function fullName(person: Record<string, unknown>): string {
-  return ['firstName', 'middleName', 'lastName', 'lastName2']
-    .map((k) => (typeof person[k] === 'string' ? (person[k] as string).trim() : ''))
-    .filter(Boolean)
-    .join(' ');
-}
 
 const withEntityType = (person: Record<string, unknown>) => ({
   ...person,
@@ -143,9 +138,9 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
   }
 
   /**
-   * One transaction for many creations: insert the new ones with their events (the expiry sweep,
-   * payouts/jobs.ts, finds them by their expiry time), then reserve (the only step that locks the prefund account, so it comes last,
-   * just before the commit), and take back out the few that the prefund cannot pay for.
+   * One transaction for many creations: insert the new ones with their events and expiry queue
+   * rows, then reserve (the only step that locks the prefund account, so it comes last, just
+   * before the commit), and take back out the few that the prefund cannot pay for.
    */
   async function runBatch(items: Priced[]): Promise<BatchOutcome[]> {
     const learned = new Map<string, string>();

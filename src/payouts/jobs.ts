@@ -27,12 +27,12 @@ export interface PayoutJobDeps {
 
 const SWEEP_BATCH_MAX = 200;
 const SWEEP_INTERVAL_MAX_MS = 60_000;
-/** The expiry sweep runs again no sooner than this: payouts expire within about a second of their time. */
-const EXPIRY_SWEEP_INTERVAL_MIN_MS = 1000;
+/** A sweep runs again no sooner than this: payouts expire, and lost submissions are resent, within about a second of their time. */
+const SWEEP_INTERVAL_MIN_MS = 1000;
 
-/** When a sweep should run next: at `due` if there is one, but at least `minMs` and at most a minute on. */
-export function nextSweepAt(now: Date, due: Date | undefined, minMs: number): Date {
-  const at = due ? Math.max(due.getTime(), now.getTime() + minMs) : Infinity;
+/** When a sweep should run next: at `due` if there is one, but at least a second and at most a minute on. */
+function nextSweepAt(now: Date, due: Date | undefined): Date {
+  const at = due ? Math.max(due.getTime(), now.getTime() + SWEEP_INTERVAL_MIN_MS) : Infinity;
   return new Date(Math.min(at, now.getTime() + SWEEP_INTERVAL_MAX_MS));
 }
 
@@ -77,7 +77,7 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
       if (due.taken < expiryBatchMax) break;
     }
     if (expired > 0) helpers.logger.info(`expired ${expired} payouts`);
-    const runAt = nextSweepAt(now, await repo.nextExpiry(deps.db), EXPIRY_SWEEP_INTERVAL_MIN_MS);
+    const runAt = nextSweepAt(now, await repo.nextExpiry(deps.db));
     await helpers.addJob(EXPIRE_DUE_TASK, {}, { runAt, jobKey: EXPIRY_SWEEP_JOB_KEY });
   };
 
@@ -117,7 +117,7 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
     for (const payoutId of due) await resend(payoutId);
     if (due.length > 0) helpers.logger.info(`resent ${due.length} unfinished payout submissions`);
     const oldest = await repo.oldestUnfinishedSubmission(deps.db);
-    const runAt = nextSweepAt(deps.clock.now(), oldest && new Date(oldest.getTime() + recoveryMs), 1000);
+    const runAt = nextSweepAt(deps.clock.now(), oldest && new Date(oldest.getTime() + recoveryMs));
     await helpers.addJob(RECOVER_SUBMISSIONS_TASK, {}, { runAt, jobKey: RECOVERY_SWEEP_JOB_KEY });
   };
 
