@@ -184,11 +184,7 @@ async function mockFigures(dataDir: string): Promise<{ startMs: number; figures:
       { name: 'mock POST /v2/payouts', target: 'service', request: (t) => ({ path: '/v2/payouts', method: 'POST', headers: jsonHeaders(t), body: payoutJson() }) },
     ];
     const figures = [];
-    for (const scenario of scenarios) {
-      await drive(mock.url, scenario, token, WARMUP_S);
-      const result = await drive(mock.url, scenario, token, DURATION_S);
-      figures.push({ name: scenario.name, requestsPerSecond: Math.round(result.requests.average), p50Ms: result.latency.p50, p99Ms: result.latency.p99, non2xx: result.non2xx, errors: result.errors });
-    }
+    for (const scenario of scenarios) figures.push((await measure(mock.url, scenario, token)).figure);
     return { startMs, figures };
   } finally {
     await stop(mock);
@@ -296,6 +292,31 @@ interface Figure {
   stealPercent?: number | null;
 }
 
+/** Warms up, then measures: the scenario's figure (units per second) and the unrounded rate. */
+async function measure(url: string, scenario: Scenario, token: string): Promise<{ figure: Omit<Figure, 'ratioToCeiling'>; rps: number }> {
+  await drive(url, scenario, token, WARMUP_S);
+  const before = await cpuTimes();
+  const result = await drive(url, scenario, token, DURATION_S);
+  const steal = stealPercent(before, await cpuTimes());
+  const rps = result.requests.average / (scenario.requestsPerUnit ?? 1);
+  return {
+    rps,
+    figure: {
+      name: scenario.name, requestsPerSecond: Math.round(rps), p50Ms: result.latency.p50, p99Ms: result.latency.p99,
+      non2xx: result.non2xx, errors: result.errors, stealPercent: steal,
+    },
+  };
+}
+
+/** One printed line per figure; the ratio to the ceiling where there is one. */
+function printFigure(f: Omit<Figure, 'ratioToCeiling'>, ratio?: number): void {
+  process.stdout.write(
+    `${f.name.padEnd(28)} ${String(f.requestsPerSecond).padStart(7)} req/s  p50 ${String(f.p50Ms).padStart(3)} ms  p99 ${String(f.p99Ms).padStart(3)} ms  ` +
+      `${ratio === undefined ? '' : `${ratio.toFixed(2)}x ceiling  `}non2xx ${f.non2xx}` +
+      `${f.stealPercent === null || f.stealPercent === undefined ? '' : `  steal ${f.stealPercent}%`}\n`,
+  );
+}
+
 async function drive(url: string, scenario: Scenario, token: string, durationS: number) {
   const request = scenario.request(token);
   return autocannon({
@@ -317,49 +338,23 @@ async function main() {
   // no webhook delivery here: the delivery scenario runs its deliverer as a process of its own
   const service = await start('src/main.ts', { ...env, DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_WORKERS: '0' }, path.join(dataDir, 'service.log'));
   try {
-    const tokenResponse = await fetch(`${service.url}/oauth2/token`, {
-      method: 'POST',
-      headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials&scope=payouts',
-    });
-    const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
-    const settlementsToken = ((await (await fetch(`${service.url}/oauth2/token`, {
-      method: 'POST',
-      headers: { authorization: BASIC, 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'grant_type=client_credentials&scope=settlements',
-    })).json()) as { access_token: string }).access_token;
+    const token = await tokenFor(service.url, BASIC, 'payouts');
+    const settlementsToken = await tokenFor(service.url, BASIC, 'settlements');
     const figures: Figure[] = [];
     let ceilingRps = 0;
     for (const scenario of SCENARIOS) {
       const url = scenario.target === 'ceiling' ? ceiling.url : service.url;
       const scenarioToken = scenario.token === 'settlements' ? settlementsToken : token;
-      await drive(url, scenario, scenarioToken, WARMUP_S);
-      const before = await cpuTimes();
-      const result = await drive(url, scenario, scenarioToken, DURATION_S);
-      const steal = stealPercent(before, await cpuTimes());
-      const rps = result.requests.average / (scenario.requestsPerUnit ?? 1);
+      const { figure, rps } = await measure(url, scenario, scenarioToken);
       if (scenario.target === 'ceiling') ceilingRps = rps;
-      figures.push({
-        name: scenario.name,
-        requestsPerSecond: Math.round(rps),
-        p50Ms: result.latency.p50,
-        p99Ms: result.latency.p99,
-        non2xx: result.non2xx,
-        errors: result.errors,
-        ratioToCeiling: Math.round((rps / ceilingRps) * 1000) / 1000,
-        stealPercent: steal,
-      });
-      process.stdout.write(
-        `${scenario.name.padEnd(28)} ${String(Math.round(rps)).padStart(7)} req/s  p50 ${String(result.latency.p50).padStart(3)} ms  ` +
-          `p99 ${String(result.latency.p99).padStart(3)} ms  ${(rps / ceilingRps).toFixed(2)}x ceiling  non2xx ${result.non2xx}` +
-          `${steal === null ? '' : `  steal ${steal}%`}\n`,
-      );
+      figures.push({ ...figure, ratioToCeiling: Math.round((rps / ceilingRps) * 1000) / 1000 });
+      printFigure(figure, rps / ceilingRps);
     }
     const mock = await mockFigures(dataDir);
     figures.push(...mock.figures.map((f) => ({ ...f, ratioToCeiling: Math.round((f.requestsPerSecond / ceilingRps) * 1000) / 1000 })));
     process.stdout.write(`mock mode: started in ${mock.startMs} ms\n`);
     for (const f of mock.figures) {
-      process.stdout.write(`${f.name.padEnd(28)} ${String(f.requestsPerSecond).padStart(7)} req/s  p50 ${String(f.p50Ms).padStart(3)} ms  p99 ${String(f.p99Ms).padStart(3)} ms  non2xx ${f.non2xx}\n`);
+      printFigure(f);
     }
     const batch = await immediateBatch(service.url, settlementsToken, IMMEDIATE_BATCH);
     process.stdout.write(`${IMMEDIATE_BATCH} immediate settlements: ${batch.created} created, ${batch.completed} completed in ${batch.seconds} s\n`);
