@@ -69,15 +69,16 @@ export function createTokenSource(options: TokenSourceOptions): TokenSource {
     return pending;
   };
 
+  /** The cached token while it has at least REFRESH_MARGIN_MS left. */
+  const usable = (): Cached | undefined => (cached && cached.expiresAtMs - options.now() >= REFRESH_MARGIN_MS ? cached : undefined);
+
   return {
     async get() {
-      if (cached && cached.expiresAtMs - options.now() >= REFRESH_MARGIN_MS) return cached.accessToken;
-      return (await fetchShared()).accessToken;
+      return (usable() ?? (await fetchShared())).accessToken;
     },
     async refresh(stale) {
-      if (cached && stale !== undefined && cached.accessToken !== stale && cached.expiresAtMs - options.now() >= REFRESH_MARGIN_MS) {
-        return cached.accessToken;
-      }
+      const current = usable();
+      if (current && stale !== undefined && current.accessToken !== stale) return current.accessToken;
       cached = undefined;
       return (await fetchShared()).accessToken;
     },
