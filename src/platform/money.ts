@@ -96,11 +96,16 @@ export function divideHalfUp(numerator: bigint, denominator: bigint): bigint {
   return negative ? -quotient : quotient;
 }
 
+/** How many digits a decimal text has after its point ("0.25" -> 2, "12" -> 0). */
+function decimalPlaces(text: string): number {
+  const [, , , frac = ''] = DECIMAL.exec(text) ?? [];
+  return frac.length;
+}
+
 /** amount * percentage / 100, half-up to the minor unit; percentage is decimal text ("1.25"). */
 export function percentageOf(minor: bigint, percentage: string): bigint {
   const text = decimalText(percentage);
-  const [, , frac = ''] = DECIMAL.exec(text ?? '') ?? [];
-  const scale = frac.length;
+  const scale = decimalPlaces(text ?? '');
   const scaled = text === undefined ? undefined : toScaled(text, scale);
   if (scaled === undefined) throw new Error(`not a percentage: ${percentage}`);
   return divideHalfUp(minor * scaled, 100n * 10n ** BigInt(scale));
@@ -112,7 +117,7 @@ export function convert(minor: bigint, fromCurrency: string, rate: string, toCur
   const to = minorUnits(toCurrency);
   const text = decimalText(rate);
   if (from === undefined || to === undefined || text === undefined) throw new Error('bad conversion input');
-  const rateScale = (DECIMAL.exec(text)?.[3] ?? '').length;
+  const rateScale = decimalPlaces(text);
   const scaledRate = toScaled(text, rateScale)!;
   // minor * 10^-from * rate * 10^-rateScale, expressed in 10^-to units
   return divideHalfUp(minor * scaledRate * 10n ** BigInt(to), 10n ** BigInt(from + rateScale));

@@ -74,6 +74,11 @@ describe('a created payout', () => {
       assert.equal(created['transferFee'], fee, `fee on ${amount}`);
     }
   });
+
+  test('a percentage fee with more decimals than integer digits (IN_IMPS: 25.00 INR + 0.25%)', async () => {
+    const created = await api.created(payoutBody('IN_IMPS', { payoutAmt: 1000 }));
+    assert.equal(created['transferFee'], 27.5);
+  });
 });
 
 describe('idempotency by sourceMemberPayoutId', () => {

@@ -71,6 +71,11 @@ describe('rounding', () => {
     assert.equal(percentageOf(100n, '0.5'), 1n); // 1.00 * 0.5% = 0.005 -> 0.01 (tie rounds up)
     assert.equal(percentageOf(150n, '1'), 2n); // 150 JPY * 1% = 1.5 -> 2
     assert.equal(percentageOf(149n, '1'), 1n); // 1.49 -> 1
+    // more decimals than integer digits (the sandbox's IN_IMPS charges 0.25%)
+    assert.equal(percentageOf(100000n, '0.25'), 250n); // 1,000.00 * 0.25% = 2.50
+    assert.equal(percentageOf(100001n, '0.125'), 125n); // 1,000.01 * 0.125% = 1.2500125 -> 1.25
+    assert.equal(percentageOf(20000n, '12.5'), 2500n);
+    assert.equal(percentageOf(20000n, '0.0625'), 13n); // 200.00 * 0.0625% = 0.125 -> 0.13
   });
   test('conversion at a rate between currencies of different minor units', () => {
     assert.equal(convert(10000n, 'USD', '17.2345', 'MXN'), 172345n); // 100.00 USD -> 1723.45 MXN
