@@ -23,12 +23,39 @@ const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
 LOOPBACK.addAddress('::1', 'ipv6');
 
-/** An IPv4 address written as IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it is. */
+/**
+ * An IPv6 address that carries an IPv4 address is judged as that IPv4 address: IPv4-mapped
+ * (::ffff:a.b.c.d, also written ::ffff:7f00:1), IPv4-translated (::ffff:0:a.b.c.d), the
+ * deprecated IPv4-compatible form (::a.b.c.d) and 6to4 (2002:AABB:CCDD::/48), so that
+ * ::127.0.0.1 or 2002:7f00:1:: is not taken for a public address.
+ */
 function normalise(address: string): { address: string; family: 'ipv4' | 'ipv6' } | undefined {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return { address: mapped[1]!, family: 'ipv4' };
   const version = isIP(address);
-  return version === 4 ? { address, family: 'ipv4' } : version === 6 ? { address, family: 'ipv6' } : undefined;
+  if (version === 4) return { address, family: 'ipv4' };
+  if (version !== 6) return undefined;
+  const groups = ipv6Groups(address);
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+  const v4 = (high: number, low: number) => ({ address: `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`, family: 'ipv4' as const });
+  if (zeros(0, 5) && groups[5] === 0xffff) return v4(groups[6]!, groups[7]!); // mapped
+  if (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0) return v4(groups[6]!, groups[7]!); // translated
+  if (zeros(0, 6) && !(groups[6] === 0 && groups[7]! <= 1)) return v4(groups[6]!, groups[7]!); // compatible (not :: or ::1)
+  if (groups[0] === 0x2002) return v4(groups[1]!, groups[2]!); // 6to4
+  return { address, family: 'ipv6' };
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (a trailing dotted IPv4 part included). */
+function ipv6Groups(address: string): number[] {
+  let text = address.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => parseInt(g, 16)));
+  const front = parse(head);
+  const back = tail === undefined ? [] : parse(tail);
+  return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
 }
 
 export function isPublicAddress(address: string): boolean {

@@ -124,7 +124,7 @@ describe('the URL policy', () => {
     for (const url of [
       'https://127.0.0.1/h', 'https://10.1.2.3/h', 'https://172.16.0.1/h', 'https://192.168.1.1/h', 'https://169.254.169.254/latest',
       'https://100.64.0.1/h', 'https://0.0.0.0/h', 'https://[::1]/h', 'https://[fe80::1]/h', 'https://[fd00::1]/h', 'https://[::ffff:127.0.0.1]/h',
-      'https://224.0.0.1/h',
+      'https://224.0.0.1/h', 'https://[::127.0.0.1]/h', 'https://[2002:7f00:1::1]/h', 'https://[2002:a9fe:a9fe::]/latest',
     ]) {
       const checked = await checkEndpointUrl(url, 'production');
       assert.deepEqual(checked, { ok: false, detail: 'url: points to a private, loopback or reserved address' }, url);
@@ -139,6 +139,16 @@ describe('the URL policy', () => {
     for (const a of ['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.0.1', '169.254.0.1', '100.127.0.1', '::1', '::', 'fc00::1', 'fe80::1', '::ffff:10.0.0.1', 'not-an-ip']) {
       assert.equal(isPublicAddress(a), false, a);
     }
+  });
+
+  test('addresses: IPv6 forms that carry an IPv4 address are judged as that address', () => {
+    const inside = [
+      '::127.0.0.1', '::7f00:1', '::a00:1', '::192.168.1.1', // IPv4-compatible
+      '::ffff:7f00:1', '::ffff:a00:1', '::ffff:0:10.0.0.1', '::ffff:0:a9fe:a9fe', // mapped (hex) and translated
+      '2002:7f00:1::', '2002:c0a8:101::1', '2002:a9fe:a9fe:1::1', '2002:a00:1::', // 6to4
+    ];
+    for (const a of inside) assert.equal(isPublicAddress(a), false, a);
+    for (const a of ['2002:808:808::1', '::ffff:808:808', '::8.8.8.8']) assert.equal(isPublicAddress(a), true, a);
   });
 
   test('production deliveries never connect to a name that resolves inside (DNS rebinding): refused before any byte is sent', async () => {
