@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Db } from './platform/database/pool.ts';
 import type { Keys } from './platform/keys.ts';
 import type { Mode } from './platform/config.ts';
-import { registerHttpPlatform, requestIdFor } from './platform/http/plugins.ts';
+import { frameworkErrors, MAX_PARAM_LENGTH, registerHttpPlatform, requestIdFor } from './platform/http/plugins.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { buildValidator } from './platform/http/validation.ts';
 import { lazyCompilers } from './platform/http/lazy-compilers.ts';
@@ -84,7 +84,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: 30_000,
     return503OnClosing: false, // plugins.ts answers with the contract's Error body instead
     forceCloseConnections: 'idle',
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
     schemaController: { compilersFactory: options.mock ? lazyCompilers : { buildValidator } },
   });
 

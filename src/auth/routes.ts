@@ -16,6 +16,7 @@ function parseForm(text: string): Parsed {
   for (const [name, value] of new URLSearchParams(text)) {
     if (name in form) return { ok: false, description: `${name} is repeated` };
     if (!FORM_FIELDS.has(name)) continue; // RFC 6749 3.2: unknown parameters are ignored
+    if (value.includes('\u0000')) return { ok: false, description: `${name}: must not contain NUL (U+0000)` };
     form[name] = value;
   }
   return { ok: true, form };
@@ -36,7 +37,10 @@ export function basicCredentials(header: string | undefined): { clientId: string
       return s;
     }
   };
-  return { clientId: unescape(decoded.slice(0, colon)), clientSecret: unescape(decoded.slice(colon + 1)) };
+  const clientId = unescape(decoded.slice(0, colon));
+  const clientSecret = unescape(decoded.slice(colon + 1));
+  if (clientId.includes('\u0000') || clientSecret.includes('\u0000')) return 'malformed';
+  return { clientId, clientSecret };
 }
 
 function oauthError(reply: FastifyReply, error: OAuthErrorCode, description: string) {

@@ -6,6 +6,7 @@ import rateLimit from '@fastify/rate-limit';
 import { randomUUID } from 'node:crypto';
 import { ApiError, ErrorBody } from './errors.ts';
 import { describeValidationError } from './validation.ts';
+import { findDuplicateKey, findUnstorableString, mayHoldUnstorableString, urlMayHoldNul } from './input-guards.ts';
 
 const REQUEST_ID_MAX = 128;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
@@ -41,10 +42,53 @@ function toApiError(error: FastifyError): ApiError {
   return new ApiError('INTERNAL_ERROR', 'Something went wrong on our side.', 'quote the X-Request-Id when you contact us');
 }
 
+const unstorable = (field: string) =>
+  new ApiError('VALIDATION_ERROR', 'The request is not valid.', `${field}: must not contain NUL (U+0000) or an unpaired surrogate`);
+
+/** Why a parsed JSON body is refused: a repeated key, or text that cannot be stored as sent. */
+function refuseJsonBody(text: string, value: unknown): ApiError | undefined {
+  const repeated = findDuplicateKey(text);
+  if (repeated !== undefined) return new ApiError('VALIDATION_ERROR', 'The request body repeats a key.', `${repeated}: must appear only once`);
+  if (!mayHoldUnstorableString(text)) return undefined;
+  const field = findUnstorableString(value);
+  return field === undefined ? undefined : unstorable(field || 'body');
+}
+
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(error.toBody());
 }
+
+// Security headers from helmet, its middleware built once (the Fastify wrapper builds it again on
+// every request, parsing the policy each time). JSON answers need no scripts; /docs sets its own
+// policy (see openapi.ts).
+const securityHeaders = helmet({
+  contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  crossOriginResourcePolicy: { policy: 'same-origin' },
+  hsts: { maxAge: 31_536_000, includeSubDomains: true },
+});
+
+/**
+ * Fastify's `frameworkErrors`: the router refuses a URL before any hook runs (malformed
+ * percent-encoding, a path parameter over the router's length limit). Those answers get the
+ * Error body, the request id and the security headers as well; the URL is not echoed.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  const detail =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? `path: a path parameter is longer than ${MAX_PARAM_LENGTH} characters`
+      : error.code === 'FST_ERR_BAD_URL'
+        ? 'path: malformed percent-encoding'
+        : `request: ${error.code}`;
+  request.log.info({ code: 'VALIDATION_ERROR', detail }, 'request refused');
+  securityHeaders(request.raw, reply.raw, () => {
+    sendError(reply, new ApiError('VALIDATION_ERROR', 'The request address is not valid.', detail));
+  });
+}
+
+/** The router's limit on one path parameter (ids are far shorter). */
+export const MAX_PARAM_LENGTH = 200;
 
 export interface HttpPlatformOptions {
   rateLimitPerMinute: number;
@@ -61,8 +105,20 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
+    const text = body as string;
+    if (text === '') return done(null, undefined);
+    parseJson(request, text, (error, value) => {
+      if (error) return done(error, undefined);
+      const refusal = refuseJsonBody(text, value);
+      if (refusal) done(refusal, undefined);
+      else done(null, value);
+    });
+  });
+  // Path parameters and query strings are text too: a %00 in them is refused before validation.
+  app.addHook('preValidation', async (request) => {
+    if (!urlMayHoldNul(request.url)) return;
+    const field = findUnstorableString(request.params) ?? findUnstorableString(request.query);
+    if (field !== undefined) throw unstorable(field || 'path');
   });
 
   // While closing, requests that still arrive on open connections get the contract's 503 body
@@ -79,14 +135,6 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
     }
   });
 
-  // Security headers from helmet, its middleware built once (the Fastify wrapper builds it again on
-  // every request, parsing the policy each time). JSON answers need no scripts; /docs sets its own
-  // policy (see openapi.ts).
-  const securityHeaders = helmet({
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-    crossOriginResourcePolicy: { policy: 'same-origin' },
-    hsts: { maxAge: 31_536_000, includeSubDomains: true },
-  });
   app.addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined)));
 
   await app.register(rateLimit, {
