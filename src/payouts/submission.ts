@@ -23,6 +23,7 @@ export const forRail = (row: repo.PayoutRow): PayoutForRail => ({
   payoutId: row.payoutId,
   payoutProviderId: row.payoutProviderId,
   payoutMethod: row.payoutMethod,
+  destinationMemberId: row.destinationMemberId,
   destinationCcy: row.destinationCcy,
   payoutAmt: row.payoutAmt,
   sender: row.sender,

@@ -1,13 +1,23 @@
-// A payout rail: how the service talks to the partner that pays the beneficiary. Submissions
-// carry the payout id, and a rail must answer a repeated submission of the same id as it
-// answered the first, without paying twice. Partner reports (a pending payout paid, rejected,
-// failed or returned) come back through applyPartnerReport (payouts/partner-report.ts).
+// A payout rail: how the service talks to the partner that pays the beneficiary. Every call names
+// the payout by its id, and a partner must keep these promises (docs/partner-guide.md):
+// - submit is idempotent: a repeated submission of the same id is answered as the first was,
+//   and pays nothing twice;
+// - status answers what the partner knows of an id, NOT_FOUND when it never received it;
+// - cancel of an id the partner never received records the id as cancelled, so a submission of
+//   it arriving later (a retry, a request delayed in the network) is refused, never paid;
+//   cancel of a paid payout answers ALREADY_PAID.
+// A call that does not come back with one of these answers (a timeout, a dropped connection, a
+// 5xx, a body that does not parse) throws: its outcome is unknown, and the caller treats the
+// payout as in doubt (it asks `status` before it resends, cancels or releases any money).
+// Partner reports (a pending payout paid, rejected, failed or returned) come back through
+// applyPartnerReport (payouts/partner-report.ts).
 import type { PayoutMethod } from '../../providers/model.ts';
 
 export interface PayoutForRail {
   payoutId: string;
   payoutProviderId: string;
   payoutMethod: PayoutMethod;
+  destinationMemberId: string;
   destinationCcy: string;
   /** Exact decimal text. */
   payoutAmt: string;
@@ -20,19 +30,33 @@ export type SubmitOutcome =
   | { outcome: 'PENDING'; cashoutStatus?: string }
   | { outcome: 'REJECTED'; reason: string };
 
-export type CancelOutcome = { outcome: 'CANCELLED' } | { outcome: 'ALREADY_PAID' };
+/** What a partner knows of a payout id. */
+export type PartnerStatus =
+  | { status: 'NOT_FOUND' } // never received (and never cancelled)
+  | { status: 'PENDING'; cashoutStatus?: string }
+  | { status: 'PAID'; cashoutStatus?: string }
+  | { status: 'REJECTED'; reason: string }
+  | { status: 'FAILED'; reason: string }
+  | { status: 'RETURNED'; reason?: string }
+  | { status: 'CANCELLED' }; // cancelled: not paid, and never will be
+
+export type CancelOutcome =
+  | { outcome: 'CANCELLED' } // withdrawn, or blocked before it arrived: it will never be paid
+  | { outcome: 'ALREADY_PAID'; cashoutStatus?: string }
+  | { outcome: 'ALREADY_FINAL'; status: 'REJECTED' | 'FAILED' | 'RETURNED'; reason?: string };
 
 export interface PayoutRail {
   submit(payout: PayoutForRail, signal: AbortSignal): Promise<SubmitOutcome>;
+  status(payout: PayoutForRail, signal: AbortSignal): Promise<PartnerStatus>;
   cancel(payout: PayoutForRail, signal: AbortSignal): Promise<CancelOutcome>;
 }
 
-/** Picks the rail for a payout (by provider and method); undefined when none is connected. */
+/** Picks the rail for a payout (by its destination member and provider); undefined when none is connected. */
 export interface RailRegistry {
   railFor(payout: PayoutForRail): PayoutRail | undefined;
 }
 
-/** Production until real partners are connected: no rail, so nothing is ever sent anywhere. */
+/** Production with no partner connected: no rail, so nothing is ever sent anywhere. */
 export const NO_RAILS: RailRegistry = { railFor: () => undefined };
 
 export class NoRailError extends Error {

@@ -5,7 +5,7 @@
 // the same payout id gets the first answer again and counts as no new payment.
 import type { Queryable } from '../../platform/database/pool.ts';
 import { createBatcher } from '../../platform/batcher.ts';
-import type { CancelOutcome, PayoutForRail, PayoutRail, RailRegistry, SubmitOutcome } from './rail.ts';
+import type { CancelOutcome, PartnerStatus, PayoutForRail, PayoutRail, RailRegistry, SubmitOutcome } from './rail.ts';
 
 export const REJECTING_LAST_NAME = 'REJECT';
 
@@ -13,6 +13,15 @@ function decide(payout: PayoutForRail): SubmitOutcome {
   if (payout.beneficiary['lastName'] === REJECTING_LAST_NAME) return { outcome: 'REJECTED', reason: 'Beneficiary account closed (sandbox)' };
   if (payout.payoutMethod === 'CASH_PICKUP') return { outcome: 'PENDING', cashoutStatus: 'READY_FOR_PICKUP' };
   return { outcome: 'CONFIRMED' };
+}
+
+/** The answer to a submission of an id that was cancelled before it arrived: never paid. */
+const BLOCKED: SubmitOutcome = { outcome: 'REJECTED', reason: 'Cancelled before it was received' };
+
+function statusOf(outcome: SubmitOutcome): PartnerStatus {
+  if (outcome.outcome === 'CONFIRMED') return { status: 'PAID', ...(outcome.cashoutStatus ? { cashoutStatus: outcome.cashoutStatus } : {}) };
+  if (outcome.outcome === 'PENDING') return { status: 'PENDING', ...(outcome.cashoutStatus ? { cashoutStatus: outcome.cashoutStatus } : {}) };
+  return { status: 'REJECTED', reason: outcome.reason };
 }
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {
@@ -44,8 +53,8 @@ async function recordSubmissions(db: Queryable, payouts: PayoutForRail[]): Promi
            INSERT INTO sandbox_rail_submissions (payout_id, outcome, submissions)
            SELECT i.payout_id, i.outcome, i.asks FROM unnest($1::uuid[], $2::jsonb[], $3::int[]) AS i(payout_id, outcome, asks), settings
            ON CONFLICT (payout_id) DO UPDATE SET submissions = sandbox_rail_submissions.submissions + excluded.submissions
-           RETURNING payout_id AS "payoutId", outcome`,
-    values: [[...asks.keys()], [...asks.values()].map((a) => JSON.stringify(a.outcome)), [...asks.values()].map((a) => a.count)],
+           RETURNING payout_id AS "payoutId", COALESCE(outcome, $4::jsonb) AS outcome`,
+    values: [[...asks.keys()], [...asks.values()].map((a) => JSON.stringify(a.outcome)), [...asks.values()].map((a) => a.count), JSON.stringify(BLOCKED)],
   });
   const answered = new Map(rows.map((r) => [r.payoutId, r.outcome]));
   return payouts.map((p) => answered.get(p.payoutId)!);
@@ -62,9 +71,30 @@ export function createSandboxRails(deps: { db: Queryable; latencyMs?: number }):
       await delay(deps.latencyMs ?? 0, signal);
       return submissions.submit(payout);
     },
+    async status(payout, signal): Promise<PartnerStatus> {
+      await delay(deps.latencyMs ?? 0, signal);
+      const { rows } = await deps.db.query<{ outcome: SubmitOutcome | null; cancelled: boolean }>(
+        'SELECT outcome, cancelled FROM sandbox_rail_submissions WHERE payout_id = $1',
+        [payout.payoutId],
+      );
+      const known = rows[0];
+      if (!known) return { status: 'NOT_FOUND' };
+      if (known.cancelled) return { status: 'CANCELLED' };
+      return statusOf(known.outcome!);
+    },
     async cancel(payout, signal): Promise<CancelOutcome> {
       await delay(deps.latencyMs ?? 0, signal);
-      await deps.db.query('UPDATE sandbox_rail_submissions SET cancelled = true WHERE payout_id = $1', [payout.payoutId]);
+      // an id never received is remembered as cancelled, so that a later submission of it is refused
+      const { rows } = await deps.db.query<{ outcome: SubmitOutcome | null }>(
+        `INSERT INTO sandbox_rail_submissions (payout_id, outcome, submissions, cancelled) VALUES ($1, NULL, 0, true)
+         ON CONFLICT (payout_id) DO UPDATE SET cancelled = sandbox_rail_submissions.outcome->>'outcome' = 'PENDING'
+                                                   OR sandbox_rail_submissions.cancelled
+         RETURNING outcome`,
+        [payout.payoutId],
+      );
+      const outcome = rows[0]!.outcome;
+      if (outcome?.outcome === 'CONFIRMED') return { outcome: 'ALREADY_PAID', ...(outcome.cashoutStatus ? { cashoutStatus: outcome.cashoutStatus } : {}) };
+      if (outcome?.outcome === 'REJECTED') return { outcome: 'ALREADY_FINAL', status: 'REJECTED', reason: outcome.reason };
       return { outcome: 'CANCELLED' };
     },
   };
