@@ -100,8 +100,10 @@ export async function startService(config: Config, log: Logger): Promise<Running
     const providers = createProvidersService({ db: pool });
     // members and corridors, read through one short cache by payouts, rates and settlements
     const directory = createDirectory(pool, clock);
+    // parked payouts and contradictions are logged at error level with an `alarm` field
+    const alarm = log.child({ area: 'payouts' });
     const payouts = createPayoutsService({
-      db: pool, providers, rails, clock, directory,
+      db: pool, providers, rails, clock, directory, alarm,
       settings: {
         expiryHours: config.payoutExpiryHours,
         partnerTimeoutMs: config.partnerTimeoutMs,
@@ -117,7 +119,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     const settlements = createSettlementsService({ db: pool, clock, pipeline: settlementPipeline, directory });
     const taskList = buildTaskList({
       settlementPipeline,
-      db: pool, rails, clock, partnerTimeoutMs: config.partnerTimeoutMs, submissionRecoverySeconds: config.payoutSubmissionRecoverySeconds,
+      db: pool, rails, clock, alarm, partnerTimeoutMs: config.partnerTimeoutMs, submissionRecoverySeconds: config.payoutSubmissionRecoverySeconds,
     });
     // after a crash, submissions left unfinished are sent again as soon as they are due
     await enqueueJob(pool, RECOVER_SUBMISSIONS_TASK, {}, {

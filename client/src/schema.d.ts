@@ -4538,7 +4538,7 @@ export interface paths {
                             /** Format: uuid */
                             webhookEndpointId: string;
                             url: string;
-                            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "settlement.status_changed")[];
+                            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
                             /** Format: date-time */
                             creationTime: string;
                             /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
@@ -4641,7 +4641,7 @@ export interface paths {
                         /** @description https (production refuses addresses in private, loopback and link-local ranges); sandbox also accepts http to localhost */
                         url: string;
                         /** @description The event types to receive; default all */
-                        eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "settlement.status_changed")[];
+                        eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
                     };
                 };
             };
@@ -4670,7 +4670,7 @@ export interface paths {
                             /** Format: uuid */
                             webhookEndpointId: string;
                             url: string;
-                            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "settlement.status_changed")[];
+                            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
                             /** Format: date-time */
                             creationTime: string;
                             /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
@@ -4863,7 +4863,7 @@ export interface paths {
                             /** Format: uuid */
                             webhookEndpointId: string;
                             url: string;
-                            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "settlement.status_changed")[];
+                            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
                             /** Format: date-time */
                             creationTime: string;
                             /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
@@ -5720,7 +5720,7 @@ export interface components {
              */
             eventId: string;
             /** @enum {string} */
-            type: "payout.status_changed" | "payout.cancellation_status_changed" | "settlement.status_changed";
+            type: "payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed";
             /**
              * Format: date-time
              * @description When the change happened

@@ -12,6 +12,7 @@ import {
 } from './lifecycle.ts';
 import * as repo from './repo.ts';
 import { statusView } from './views.ts';
+import type { ReviewRow } from './review-repo.ts';
 
 export interface EventDetails {
   cashoutStatus?: string;
@@ -19,7 +20,10 @@ export interface EventDetails {
   submissionState?: repo.PayoutRow['submissionState'];
 }
 
-export type ApplyResult = { ok: true; row: repo.PayoutRow } | { ok: false; error: 'INVALID_STATE'; row: repo.PayoutRow } | { ok: false; error: 'NOT_FOUND' };
+export type ApplyResult =
+  | { ok: true; row: repo.PayoutRow }
+  | { ok: false; error: 'INVALID_STATE' | 'INSUFFICIENT_PREFUND'; row: repo.PayoutRow }
+  | { ok: false; error: 'NOT_FOUND' };
 
 function eventData(row: repo.PayoutRow, previousStatus: string | null) {
   return { ...statusView(row), payoutId: row.payoutId, sourceMemberPayoutId: row.sourceMemberPayoutId, previousStatus };
@@ -36,15 +40,29 @@ function minor(row: repo.PayoutRow, amount: string): bigint {
   return parsed.minor;
 }
 
-/** The reservation's twin, posted at once in the other direction: the partner gave the money back. */
-async function reverse(db: Queryable, row: repo.PayoutRow): Promise<void> {
+/**
+ * The reservation's movement made again, posted at once: back to the prefund (REVERSE: the partner
+ * gave the money back) or out of it (CHARGE: paid after the reservation had been released).
+ * Answers false when a charge finds the prefund short.
+ */
+async function moveAgain(db: Queryable, row: repo.PayoutRow, direction: 'REVERSE' | 'CHARGE'): Promise<boolean> {
   const prefund = prefundAccount(row.sourceMemberId, row.destinationMemberId, row.destinationCcy);
+  const clearing = payoutClearingAccount(row.destinationMemberId, row.destinationCcy);
+  const fees = feesAccount(row.destinationCcy);
   const amount = minor(row, row.payoutAmt);
   const fee = minor(row, row.transferFee);
   const reference = row.payoutId;
-  const group = [{ transferId: randomUUID(), debit: payoutClearingAccount(row.destinationMemberId, row.destinationCcy), credit: prefund, amount, reason: 'PAYOUT_REVERSAL', reference }];
-  if (fee > 0n) group.push({ transferId: randomUUID(), debit: feesAccount(row.destinationCcy), credit: prefund, amount: fee, reason: 'PAYOUT_FEE_REVERSAL', reference });
-  await createTransfers(db, [group], { twoPhase: false });
+  const charge = direction === 'CHARGE';
+  const group = [charge
+    ? { transferId: randomUUID(), debit: prefund, credit: clearing, amount, reason: 'PAYOUT_LATE_CHARGE', reference }
+    : { transferId: randomUUID(), debit: clearing, credit: prefund, amount, reason: 'PAYOUT_REVERSAL', reference }];
+  if (fee > 0n) {
+    group.push(charge
+      ? { transferId: randomUUID(), debit: prefund, credit: fees, amount: fee, reason: 'PAYOUT_FEE_LATE_CHARGE', reference }
+      : { transferId: randomUUID(), debit: fees, credit: prefund, amount: fee, reason: 'PAYOUT_FEE_REVERSAL', reference });
+  }
+  const [result] = await createTransfers(db, [group], { twoPhase: false });
+  return result!.ok;
 }
 
 const TIME_OF: Partial<Record<PayoutStatus, 'completionTime' | 'rejectionTime' | 'cancellationTime'>> = {
@@ -60,7 +78,8 @@ export async function applyToLocked(db: Queryable, locked: repo.PayoutRow, event
   if (!transition) return { ok: false, error: 'INVALID_STATE', row: locked };
   if (transition.ledger === 'POST') await postPending(db, locked.payoutId);
   if (transition.ledger === 'VOID') await voidPending(db, locked.payoutId);
-  if (transition.ledger === 'REVERSE') await reverse(db, locked);
+  if (transition.ledger === 'REVERSE') await moveAgain(db, locked, 'REVERSE');
+  if (transition.ledger === 'CHARGE' && !(await moveAgain(db, locked, 'CHARGE'))) return { ok: false, error: 'INSUFFICIENT_PREFUND', row: locked };
   const timeColumn = TIME_OF[transition.to];
   const change: repo.PayoutChange = {
     payoutStatus: transition.to,
@@ -107,4 +126,22 @@ export async function noteSubmission(db: Queryable, locked: repo.PayoutRow, deta
   };
   await repo.updatePayout(db, locked.payoutId, change);
   return { ...locked, ...change } as repo.PayoutRow;
+}
+
+/** Publishes that a locked payout's review opened or closed (members see it among their events). */
+export async function reviewChanged(db: Queryable, locked: repo.PayoutRow, review: ReviewRow, reviewStatus: 'OPEN' | 'RESOLVED'): Promise<repo.PayoutRow> {
+  const change: repo.PayoutChange = { eventSequence: locked.eventSequence + 1 };
+  await repo.updatePayout(db, locked.payoutId, change);
+  const row = { ...locked, ...change } as repo.PayoutRow;
+  await insertEvents(db, [{
+    memberId: row.sourceMemberId,
+    type: 'payout.review_status_changed',
+    resourceId: row.payoutId,
+    sequence: row.eventSequence,
+    data: {
+      payoutId: row.payoutId, sourceMemberPayoutId: row.sourceMemberPayoutId, payoutStatus: row.payoutStatus, reviewStatus,
+      reviewReason: review.reason, ...(review.resolution ? { resolution: review.resolution } : {}),
+    },
+  }]);
+  return row;
 }

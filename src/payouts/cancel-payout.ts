@@ -1,14 +1,17 @@
 // POST /v2/payouts/{id}/cancel records the request (cancellation PNDG) and enqueues the cancel
 // job in the same transaction; the job asks the partner when the payout is with one, then ends
-// the cancellation: payout CNCL and cancellation PRCD, or cancellation RJCT when it was paid.
+// the cancellation: payout CNCL and cancellation PRCD, or cancellation RJCT when it was paid or
+// ended otherwise. The reservation is released only on the partner's word that it will not pay.
 import { withTransaction, type Db } from '../platform/database/pool.ts';
 import type { Clock } from '../platform/clock.ts';
 import { enqueueJob } from '../platform/jobs.ts';
 import { applyToLocked, changeCancellation } from './apply.ts';
 import { CANCELLABLE, type CancellationStatus, type PayoutStatus } from './lifecycle.ts';
-import { requireRail, type CancelOutcome, type RailRegistry } from './rails/rail.ts';
+import { requireRail, type CancelOutcome, type PartnerStatus, type RailRegistry } from './rails/rail.ts';
 import * as repo from './repo.ts';
-import { forRail } from './submission.ts';
+import { forRail } from './for-rail.ts';
+import { applyPartnerStatus } from './doubt.ts';
+import { parkForReview, type Alarm } from './review.ts';
 import { CANCEL_TASK } from './task-names.ts';
 
 export type CancelResult =
@@ -25,7 +28,7 @@ export async function requestCancellation(db: Db, memberId: string, payoutId: st
     }
     const changed = await changeCancellation(client, locked, 'REQUESTED', { cancellationReason: reason });
     if (!changed.ok) return { ok: false, code: 'INVALID_STATE', detail: `payoutStatus: ${locked.payoutStatus}` };
-    await enqueueJob(client, CANCEL_TASK, { payoutId }, { jobKey: `payout-cancel:${payoutId}` });
+    await enqueueJob(client, CANCEL_TASK, { payoutId }, { jobKey: `payout-cancel:${payoutId}`, maxAttempts: CANCEL_ATTEMPTS_MAX });
     return { ok: true, view: { payoutStatus: changed.row.payoutStatus, payoutCancellationStatus: 'PNDG' } };
   });
 }
@@ -35,41 +38,72 @@ export class RetryLater extends Error {
   override name = 'RetryLater';
 }
 
+/** How many times the cancel job runs before a cancellation the partner never settled is parked. */
+export const CANCEL_ATTEMPTS_MAX = 8;
+
 export interface CancelJobDeps {
   db: Db;
   rails: RailRegistry;
   clock: Clock;
   partnerTimeoutMs: number;
+  alarm: Alarm;
 }
 
-/** The cancel job: ends a pending cancellation. Safe to run more than once. */
-export async function finishCancellation(deps: CancelJobDeps, payoutId: string): Promise<void> {
+/**
+ * The cancel job: ends a pending cancellation. Safe to run more than once. A payout never sent
+ * is cancelled at once; one with its partner is cancelled there first, and released only when
+ * the partner says it withdrew it (or blocked its id); one in doubt is left to the doubt job,
+ * which cancels instead of resending. A partner that gives no clear answer is asked again on the
+ * job's schedule, and on the last attempt the payout is parked for an operator.
+ */
+export async function finishCancellation(deps: CancelJobDeps, payoutId: string, options: { lastAttempt: boolean }): Promise<void> {
   const row = await repo.readPayout(deps.db, payoutId);
-  if (!row || row.cancellationStatus !== 'PNDG') return;
-  if (row.payoutStatus === 'ACCP' && row.submissionState === 'SUBMITTING') throw new RetryLater('the payout is being submitted');
+  if (!row || row.cancellationStatus !== 'PNDG' || row.submissionState === 'IN_DOUBT') return;
+  if (row.submissionState === 'SUBMITTING') {
+    if (options.lastAttempt) return parkUnsettled(deps, payoutId, 'the payout was still being submitted');
+    throw new RetryLater('the payout is being submitted');
+  }
   let partner: CancelOutcome | undefined;
   if (row.payoutStatus === 'PNDG') {
-    partner = await requireRail(deps.rails, forRail(row)).cancel(forRail(row), AbortSignal.timeout(deps.partnerTimeoutMs));
+    try {
+      partner = await requireRail(deps.rails, forRail(row)).cancel(forRail(row), AbortSignal.timeout(deps.partnerTimeoutMs));
+    } catch (error) {
+      if (options.lastAttempt) return parkUnsettled(deps, payoutId, `the partner gave no clear answer (${(error as Error).message})`);
+      throw new RetryLater(`the partner gave no clear answer to the cancellation: ${(error as Error).message}`);
+    }
   }
   await withTransaction(deps.db, async (client) => {
     const locked = await repo.lockPayout(client, payoutId);
     if (!locked || locked.cancellationStatus !== 'PNDG') return;
     const now = deps.clock.now();
-    const notYetSent = locked.payoutStatus === 'ACCP' && locked.submissionState === 'NONE';
-    const withdrawn = locked.payoutStatus === 'PNDG' && partner?.outcome === 'CANCELLED';
-    if (notYetSent || withdrawn) {
+    if (locked.payoutStatus === 'ACCP' && locked.submissionState === 'NONE') {
       const cancelled = await applyToLocked(client, locked, 'CANCELLED', {}, now);
       if (!cancelled.ok) throw new Error(`payout ${payoutId}: cancel refused from ${locked.payoutStatus}`);
       await changeCancellation(client, cancelled.row, 'DONE');
       return;
     }
-    if (locked.payoutStatus === 'PNDG' && partner?.outcome === 'ALREADY_PAID') {
-      const paid = await applyToLocked(client, locked, 'PARTNER_CONFIRMED', { cashoutStatus: 'PAID' }, now);
-      if (!paid.ok) throw new Error(`payout ${payoutId}: confirm refused from ${locked.payoutStatus}`);
-      await changeCancellation(client, paid.row, 'REFUSED');
+    if (locked.payoutStatus === 'PNDG' && locked.submissionState === 'SUBMITTED' && partner) {
+      await applyPartnerStatus(client, locked, saidOf(partner), now, deps.alarm);
       return;
     }
     if (locked.payoutStatus === 'ACCP' || locked.payoutStatus === 'PNDG') throw new RetryLater('the payout moved while the partner was asked');
     await changeCancellation(client, locked, 'REFUSED'); // already final: paid, rejected, failed or expired
+  });
+}
+
+/** A cancel answer in the partner-status vocabulary. */
+function saidOf(partner: CancelOutcome): Exclude<PartnerStatus, { status: 'NOT_FOUND' }> {
+  if (partner.outcome === 'CANCELLED') return { status: 'CANCELLED' };
+  if (partner.outcome === 'ALREADY_PAID') return { status: 'PAID', cashoutStatus: partner.cashoutStatus ?? 'PAID' };
+  if (partner.status === 'RETURNED') return { status: 'RETURNED' };
+  return { status: partner.status, reason: partner.reason ?? `${partner.status} at the partner` };
+}
+
+async function parkUnsettled(deps: CancelJobDeps, payoutId: string, why: string): Promise<void> {
+  await withTransaction(deps.db, async (client) => {
+    const locked = await repo.lockPayout(client, payoutId);
+    if (!locked || locked.cancellationStatus !== 'PNDG') return;
+    const now = deps.clock.now();
+    await parkForReview(client, locked, { reason: 'CANCEL_UNKNOWN', detail: `the cancellation could not be settled: ${why}`, evidence: { at: now } }, now, deps.alarm);
   });
 }

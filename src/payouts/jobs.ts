@@ -4,21 +4,24 @@ import type { CronItem, Task, TaskList } from 'graphile-worker';
 import { withTransaction, type Db } from '../platform/database/pool.ts';
 import type { Clock } from '../platform/clock.ts';
 import { applyToLocked } from './apply.ts';
-import { finishCancellation } from './cancel-payout.ts';
+import { finishCancellation, RetryLater } from './cancel-payout.ts';
 import { applyPartnerReport, type PartnerReport } from './partner-report.ts';
 import type { RailRegistry } from './rails/rail.ts';
 import * as repo from './repo.ts';
 import { submitAndApply } from './submission.ts';
 import {
   CANCEL_TASK, EXPIRE_DUE_TASK, EXPIRE_TASK, EXPIRY_SWEEP_JOB_KEY, FINISH_SUBMISSION_TASK, PARTNER_REPORT_TASK, RECOVER_SUBMISSIONS_TASK,
-  RECOVERY_SWEEP_JOB_KEY,
+  RECOVERY_SWEEP_JOB_KEY, RESOLVE_DOUBT_TASK,
 } from './task-names.ts';
+import { markInDoubt, resolveDoubt } from './doubt.ts';
+import type { Alarm } from './review.ts';
 
 export interface PayoutJobDeps {
   db: Db;
   rails: RailRegistry;
   clock: Clock;
   partnerTimeoutMs: number;
+  alarm: Alarm;
   /** A recorded submission with no applied answer after this long is sent again. */
   submissionRecoverySeconds: number;
   /** How many payouts one expiry transaction takes (default 200). */
@@ -96,26 +99,41 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
     });
   };
 
-  /** Sends one recorded submission again if its answer was never applied (the sweep's step, also a task of its own). */
-  const resend = async (payoutId: string) => {
-    const row = await repo.readPayout(deps.db, payoutId);
-    if (row?.submissionState === 'SUBMITTING') await submitAndApply(deps, row);
+  /**
+   * A recorded submission whose answer was never applied (the process died during the call, or
+   * the answer was lost): the partner may hold it, so it is put in doubt and the partner is
+   * asked before anything is sent again.
+   */
+  const doubtUnanswered = async (payoutId: string, before: Date) => {
+    await withTransaction(deps.db, async (client) => {
+      const locked = await repo.lockPayout(client, payoutId);
+      if (locked?.submissionState !== 'SUBMITTING' || !locked.initiateTime || locked.initiateTime >= before) return;
+      await markInDoubt(client, locked, deps.clock.now(), 0);
+    });
   };
 
-  const finishSubmission: Task = async (payload) => resend(payoutIdOf(payload));
+  /** Left by earlier versions for one recorded submission: now handled as an unanswered one. */
+  const finishSubmission: Task = async (payload) => doubtUnanswered(payoutIdOf(payload), deps.clock.now());
 
-  const cancel: Task = async (payload) => finishCancellation(deps, payoutIdOf(payload));
+  const resolveDoubtTask: Task = async (payload) => {
+    const check = (payload as { check?: unknown }).check;
+    await resolveDoubt(deps, payoutIdOf(payload), typeof check === 'number' ? check : 0, (row, next) => submitAndApply(deps, row, undefined, next));
+  };
+
+  const cancel: Task = async (payload, helpers) =>
+    finishCancellation(deps, payoutIdOf(payload), { lastAttempt: helpers.job.attempts >= helpers.job.max_attempts });
 
   /**
    * Finds submissions recorded long enough ago whose answer was never applied (the process died,
-   * or the partner did not answer in time) and sends them again, then schedules itself for when
-   * the next one becomes due (at most a minute on; a cron line is the backstop).
+   * or the answer was lost) and puts them in doubt, then schedules itself for when the next one
+   * becomes due (at most a minute on; a cron line is the backstop).
    */
   const recoverSubmissions: Task = async (_payload, helpers) => {
     const recoveryMs = deps.submissionRecoverySeconds * 1000;
-    const due = await repo.unfinishedSubmissions(deps.db, new Date(deps.clock.now().getTime() - recoveryMs), SWEEP_BATCH_MAX);
-    for (const payoutId of due) await resend(payoutId);
-    if (due.length > 0) helpers.logger.info(`resent ${due.length} unfinished payout submissions`);
+    const before = new Date(deps.clock.now().getTime() - recoveryMs);
+    const due = await repo.unfinishedSubmissions(deps.db, before, SWEEP_BATCH_MAX);
+    for (const payoutId of due) await doubtUnanswered(payoutId, before);
+    if (due.length > 0) helpers.logger.warn(`${due.length} payout submissions were never answered: their partners are asked`);
     const oldest = await repo.oldestUnfinishedSubmission(deps.db);
     const runAt = nextSweepAt(deps.clock.now(), oldest && new Date(oldest.getTime() + recoveryMs));
     await helpers.addJob(RECOVER_SUBMISSIONS_TASK, {}, { runAt, jobKey: RECOVERY_SWEEP_JOB_KEY });
@@ -123,7 +141,8 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
 
   const partnerReport: Task = async (payload, helpers) => {
     const report = (payload as { report: PartnerReport }).report;
-    const result = await applyPartnerReport(deps, payoutIdOf(payload), report);
+    const result = await applyPartnerReport(deps, payoutIdOf(payload), report, 'PARTNER');
+    if (!result.ok && result.error === 'IN_FLIGHT') throw new RetryLater('the payout is being submitted: its answer comes first');
     if (!result.ok) helpers.logger.warn(`partner report ${report.payoutStatus} for payout ${payoutIdOf(payload)} not applied: ${result.error}`);
   };
 
@@ -131,6 +150,7 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
     [EXPIRE_DUE_TASK]: expireDue,
     [EXPIRE_TASK]: expire,
     [FINISH_SUBMISSION_TASK]: finishSubmission,
+    [RESOLVE_DOUBT_TASK]: resolveDoubtTask,
     [CANCEL_TASK]: cancel,
     [PARTNER_REPORT_TASK]: partnerReport,
     [RECOVER_SUBMISSIONS_TASK]: recoverSubmissions,

@@ -14,10 +14,15 @@ export type PayoutEvent =
   | 'PARTNER_FAILED'
   | 'PARTNER_RETURNED' // a paid payout's funds came back
   | 'EXPIRED'
-  | 'CANCELLED';
+  | 'CANCELLED'
+  | 'FOUND_PAID'; // an operator established that a payout whose reservation was released was paid after all
 
-/** What the move does to the reservation of payoutAmt + transferFee. */
-export type LedgerEffect = 'NONE' | 'POST' | 'VOID' | 'REVERSE';
+/**
+ * What the move does to the reservation of payoutAmt + transferFee. CHARGE takes amount and fee
+ * from the prefund again (posted at once) when the reservation was released and the money moved
+ * anyway; it is refused while the prefund cannot cover it (credit the prefund first).
+ */
+export type LedgerEffect = 'NONE' | 'POST' | 'VOID' | 'REVERSE' | 'CHARGE';
 
 export interface Transition {
   from: PayoutStatus;
@@ -38,6 +43,11 @@ export const PAYOUT_TRANSITIONS: readonly Transition[] = [
   { from: 'PNDG', event: 'PARTNER_FAILED', to: 'FAIL', ledger: 'VOID' },
   { from: 'PNDG', event: 'CANCELLED', to: 'CNCL', ledger: 'VOID' },
   { from: 'PRCD', event: 'PARTNER_RETURNED', to: 'RVSD', ledger: 'REVERSE' },
+  // corrections after an operator's review (npm run admin -- payouts resolve)
+  { from: 'RJCT', event: 'FOUND_PAID', to: 'PRCD', ledger: 'CHARGE' },
+  { from: 'FAIL', event: 'FOUND_PAID', to: 'PRCD', ledger: 'CHARGE' },
+  { from: 'CNCL', event: 'FOUND_PAID', to: 'PRCD', ledger: 'CHARGE' },
+  { from: 'EXPD', event: 'FOUND_PAID', to: 'PRCD', ledger: 'CHARGE' },
 ];
 
 export function findTransition(from: PayoutStatus, event: PayoutEvent): Transition | undefined {
@@ -62,4 +72,36 @@ export const CANCELLATION_TRANSITIONS: ReadonlyArray<{ from: CancellationStatus 
 
 export function findCancellationTransition(from: CancellationStatus | null, event: CancellationEvent) {
   return CANCELLATION_TRANSITIONS.find((t) => t.from === from && t.event === event);
+}
+
+/**
+ * Where a payout stands with its partner. NONE: never sent. SUBMITTING: the intent to send is
+ * recorded and the call may be under way. SUBMITTED: the partner answered and the answer is
+ * applied. IN_DOUBT: a call came back without a clear answer, or a recorded submission was never
+ * answered: the partner may or may not hold the payout, so nothing is resent, cancelled or
+ * released before the partner has been asked by the payout id (doubt.ts).
+ */
+export const SUBMISSION_STATES = ['NONE', 'SUBMITTING', 'SUBMITTED', 'IN_DOUBT'] as const;
+export type SubmissionState = (typeof SUBMISSION_STATES)[number];
+
+export type SubmissionEvent =
+  | 'CLAIMED' // process recorded the intent to send
+  | 'RELEASED' // no rail to send with: nothing was sent
+  | 'ANSWERED' // a clear answer from the partner, applied
+  | 'UNCLEAR' // a timeout, a dropped connection, a 5xx, or a recorded submission never answered
+  | 'NOT_RECEIVED' // asked, the partner says it never received the id: sent again
+  | 'KNOWN'; // asked, or told by a report, the partner says what became of it
+
+export const SUBMISSION_TRANSITIONS: ReadonlyArray<{ from: SubmissionState; event: SubmissionEvent; to: SubmissionState }> = [
+  { from: 'NONE', event: 'CLAIMED', to: 'SUBMITTING' },
+  { from: 'SUBMITTING', event: 'RELEASED', to: 'NONE' },
+  { from: 'SUBMITTING', event: 'ANSWERED', to: 'SUBMITTED' },
+  { from: 'SUBMITTING', event: 'UNCLEAR', to: 'IN_DOUBT' },
+  { from: 'IN_DOUBT', event: 'NOT_RECEIVED', to: 'SUBMITTING' },
+  { from: 'IN_DOUBT', event: 'KNOWN', to: 'SUBMITTED' },
+  { from: 'IN_DOUBT', event: 'ANSWERED', to: 'SUBMITTED' },
+];
+
+export function findSubmissionTransition(from: SubmissionState, event: SubmissionEvent) {
+  return SUBMISSION_TRANSITIONS.find((t) => t.from === from && t.event === event);
 }

@@ -16,8 +16,12 @@ const WAIT_STEP_MS = 25;
 
 export type ProcessDeps = SubmissionDeps;
 
-function refuse(row: repo.PayoutRow): ProcessResult {
-  const detail = row.cancellationStatus === 'PNDG' ? 'payoutCancellationStatus: PNDG (a cancellation is pending)' : `payoutStatus: ${row.payoutStatus}`;
+function refuse(row: repo.PayoutRow, now: Date): ProcessResult {
+  const detail = row.cancellationStatus === 'PNDG'
+    ? 'payoutCancellationStatus: PNDG (a cancellation is pending)'
+    : row.payoutStatus === 'ACCP' && row.expiryTime <= now
+      ? `expiryTime: ${row.expiryTime.toISOString()} has passed`
+      : `payoutStatus: ${row.payoutStatus}`;
   return { ok: false, code: 'INVALID_STATE', detail };
 }
 
@@ -54,10 +58,11 @@ export function createPayoutProcessor(deps: ProcessDeps) {
       const current = await repo.findPayout(deps.db, memberId, payoutId);
       if (!current) return { ok: false, code: 'NOT_FOUND', detail: `payoutId: ${payoutId}` };
       if (PROCESS_ANSWERS.includes(current.payoutStatus)) return { ok: true, view: processView(current) };
-      if (current.payoutStatus !== 'ACCP' || current.cancellationStatus !== null) return refuse(current);
+      const now = deps.clock.now();
+      if (current.payoutStatus !== 'ACCP' || current.cancellationStatus !== null || current.expiryTime <= now) return refuse(current, now);
       const after = await awaitOther(memberId, payoutId);
       if (!after) return { ok: false, code: 'NOT_FOUND', detail: `payoutId: ${payoutId}` };
-      if (after.payoutStatus === 'ACCP' && after.submissionState === 'NONE') return refuse(after);
+      if (after.payoutStatus === 'ACCP' && after.submissionState === 'NONE') return refuse(after, deps.clock.now());
       return { ok: true, view: processView(after) };
     },
   };

@@ -1,7 +1,7 @@
 // SQL for payouts. Amounts leave and enter as exact decimal text.
 import { isUuid } from '../platform/ids.ts';
 import type { Queryable } from '../platform/database/pool.ts';
-import type { CancellationStatus, PayoutStatus } from './lifecycle.ts';
+import type { CancellationStatus, PayoutStatus, SubmissionState } from './lifecycle.ts';
 import type { PayoutMethod, Segment } from '../providers/model.ts';
 import type { NewEvent } from '../events/repo.ts';
 
@@ -22,7 +22,7 @@ export interface PayoutRow {
   rejectReason: string | null;
   cancellationStatus: CancellationStatus | null;
   cancellationReason: string | null;
-  submissionState: 'NONE' | 'SUBMITTING' | 'SUBMITTED';
+  submissionState: SubmissionState;
   sender: Record<string, unknown>;
   beneficiary: Record<string, unknown>;
   complianceInfo: Record<string, unknown> | null;
@@ -186,14 +186,25 @@ export async function updatePayout(db: Queryable, payoutId: string, change: Payo
   await db.query(`UPDATE payouts SET ${sets} WHERE payout_id = $1`, [payoutId, ...keys.map((k) => change[k])]);
 }
 
-/** Undoes a claim that found no rail to send with (nothing was sent). */
+/**
+ * Undoes a claim that found no rail to send with (nothing was sent). The payout waits for
+ * `process` again, so it goes back into the expiry queue: the sweep may have taken its entry
+ * (and passed it over) while it was claimed.
+ */
 export async function releaseClaim(db: Queryable, payoutId: string): Promise<void> {
-  await db.query(`UPDATE payouts SET submission_state = 'NONE', initiate_time = NULL WHERE payout_id = $1 AND submission_state = 'SUBMITTING'`, [payoutId]);
+  await db.query(
+    `WITH released AS (
+       UPDATE payouts SET submission_state = 'NONE', initiate_time = NULL WHERE payout_id = $1 AND submission_state = 'SUBMITTING'
+       RETURNING payout_id, expiry_time)
+     INSERT INTO payout_expiry_queue (payout_id, expiry_time) SELECT payout_id, expiry_time FROM released
+     ON CONFLICT DO NOTHING`,
+    [payoutId],
+  );
 }
 
 /**
- * Records that payouts are being sent to their partners, for those nobody claimed before and
- * with no cancellation pending, in one statement (group commit). A payout asked for twice in the
+ * Records that payouts are being sent to their partners, for those nobody claimed before, with
+ * no cancellation pending, not expired and not parked for review, in one statement (group commit). A payout asked for twice in the
  * batch is claimed by its first asker only. The recorded claim (SUBMITTING since initiate_time)
  * is itself what the recovery sweep finds after a crash.
  */
@@ -204,7 +215,8 @@ export async function claimSubmissions(db: Queryable, claims: Array<{ payoutId: 
     text: `UPDATE payouts SET submission_state = 'SUBMITTING', initiate_time = $3
              FROM unnest($1::uuid[], $2::text[]) AS c(id, member)
             WHERE payout_id = c.id AND source_member_id = c.member
-              AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL
+              AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL AND expiry_time > $3
+              AND NOT EXISTS (SELECT 1 FROM payout_reviews r WHERE r.payout_id = c.id AND r.resolved_at IS NULL)
            RETURNING ${COLUMNS}`,
     values: [valid.map((c) => c.payoutId), valid.map((c) => c.memberId), now],
   });
@@ -236,10 +248,16 @@ export async function takeDueForExpiry(db: Queryable, now: Date, limit: number):
     name: 'payouts-lock-waiting',
     text: `SELECT ${COLUMNS} FROM payouts
             WHERE payout_id = ANY($1::uuid[]) AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL
+              AND NOT EXISTS (SELECT 1 FROM payout_reviews r WHERE r.payout_id = payouts.payout_id AND r.resolved_at IS NULL)
             ORDER BY payout_id FOR UPDATE`,
     values: [due.map((r) => r.payoutId)],
   });
   return { taken: due.length, waiting };
+}
+
+/** Puts a payout waiting for `process` back into the expiry queue (after a review left it waiting). */
+export async function requeueExpiry(db: Queryable, payoutId: string): Promise<void> {
+  await db.query('INSERT INTO payout_expiry_queue (payout_id, expiry_time) SELECT payout_id, expiry_time FROM payouts WHERE payout_id = $1', [payoutId]);
 }
 
 /** When the next entry of the expiry queue is due, if there is one. */

@@ -8,6 +8,7 @@ import { createPayoutProcessor } from './process-payout.ts';
 import { requestCancellation } from './cancel-payout.ts';
 import { applyPartnerReport, type PartnerReport } from './partner-report.ts';
 import type { RailRegistry } from './rails/rail.ts';
+import type { Alarm } from './review.ts';
 import * as repo from './repo.ts';
 import { payoutRecord, statusView } from './views.ts';
 
@@ -18,6 +19,7 @@ export interface PayoutSettings {
 
 export interface PayoutsDeps {
   db: Db;
+  alarm: Alarm;
   providers: ProvidersService;
   rails: RailRegistry;
   clock: Clock;
@@ -30,7 +32,7 @@ export function createPayoutsService(deps: PayoutsDeps) {
     db: deps.db, providers: deps.providers, clock: deps.clock, expiryHours: deps.settings.expiryHours, directory: deps.directory,
   });
   const processor = createPayoutProcessor({
-    db: deps.db, rails: deps.rails, clock: deps.clock,
+    db: deps.db, rails: deps.rails, clock: deps.clock, alarm: deps.alarm,
     partnerTimeoutMs: deps.settings.partnerTimeoutMs,
   });
   return {
@@ -52,9 +54,10 @@ export function createPayoutsService(deps: PayoutsDeps) {
     async simulate(memberId: string, payoutId: string, report: PartnerReport) {
       const own = await repo.findPayout(deps.db, memberId, payoutId);
       if (!own) return { ok: false as const, code: 'NOT_FOUND' as const, detail: `payoutId: ${payoutId}` };
-      const result = await applyPartnerReport(deps, payoutId, report);
+      const result = await applyPartnerReport(deps, payoutId, report, 'SANDBOX');
       if (result.ok) return { ok: true as const, record: payoutRecord(result.row) };
       if (result.error === 'NOT_FOUND') return { ok: false as const, code: 'NOT_FOUND' as const, detail: `payoutId: ${payoutId}` };
+      if (result.error === 'IN_FLIGHT') return { ok: false as const, code: 'INVALID_STATE' as const, detail: `payoutStatus: ${result.row.payoutStatus} (a submission to the partner is under way)` };
       return { ok: false as const, code: 'INVALID_STATE' as const, detail: `payoutStatus: ${result.row.payoutStatus} cannot become ${report.payoutStatus}` };
     },
   };

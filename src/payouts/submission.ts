@@ -1,15 +1,20 @@
 // Sending a payout to its partner. The submission is recorded (SUBMITTING) before the call, the
-// call is made with no lock held, and its answer is applied afterwards. If the process dies in
-// between, the finish-submission job sends the same payout id again; rails answer a repeated id
-// as they answered the first time, so nothing is paid twice.
+// call is made with no lock held, and its answer is applied afterwards. A call without a clear
+// answer, or a recorded submission that was never answered (the process died in between, found
+// by the recovery sweep), puts the payout in doubt: the partner is asked by the payout id before
+// anything is sent again (doubt.ts), and rails answer a repeated id as they answered the first
+// time, so nothing is paid twice.
 import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
 import type { Clock } from '../platform/clock.ts';
-import { applyToLocked, noteSubmission, statusEvent } from './apply.ts';
+import { applyToLocked, changeCancellation, noteSubmission, statusEvent } from './apply.ts';
+import { applyPartnerStatus, markInDoubt, statusOfAnswer, submissionAfter } from './doubt.ts';
+import { parkForReview, type Alarm } from './review.ts';
+import { forRail } from './for-rail.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { postPending } from '../ledger/service.ts';
 import { insertEvents } from '../events/repo.ts';
 import { findTransition } from './lifecycle.ts';
-import { requireRail, type PayoutForRail, type RailRegistry, type SubmitOutcome } from './rails/rail.ts';
+import { requireRail, type RailRegistry, type SubmitOutcome } from './rails/rail.ts';
 import * as repo from './repo.ts';
 
 export interface SubmissionDeps {
@@ -17,36 +22,46 @@ export interface SubmissionDeps {
   rails: RailRegistry;
   clock: Clock;
   partnerTimeoutMs: number;
+  alarm: Alarm;
 }
 
-export const forRail = (row: repo.PayoutRow): PayoutForRail => ({
-  payoutId: row.payoutId,
-  payoutProviderId: row.payoutProviderId,
-  payoutMethod: row.payoutMethod,
-  destinationMemberId: row.destinationMemberId,
-  destinationCcy: row.destinationCcy,
-  payoutAmt: row.payoutAmt,
-  sender: row.sender,
-  beneficiary: row.beneficiary,
-});
+export { forRail } from './for-rail.ts';
 
-/** The partner's answer (undefined: no answer in time) applied to a locked payout. */
-export async function applySubmitOutcome(db: Queryable, locked: repo.PayoutRow, outcome: SubmitOutcome | undefined, now: Date): Promise<repo.PayoutRow> {
-  const inFlight = locked.payoutStatus === 'ACCP' || locked.payoutStatus === 'PNDG';
-  if (!inFlight) return noteSubmission(db, locked, { submissionState: 'SUBMITTED' });
-  if (outcome === undefined) {
-    // with the partner, outcome unknown: pending, and the job will ask again
-    if (locked.payoutStatus === 'PNDG') return locked;
-    const moved = await applyToLocked(db, locked, 'SUBMIT_PENDING', {}, now);
-    return moved.ok ? moved.row : locked;
+/** Statuses in which the reservation was released: a partner that pays (or may pay) contradicts them. */
+const RELEASED: readonly repo.PayoutRow['payoutStatus'][] = ['RJCT', 'FAIL', 'CNCL', 'EXPD'];
+
+/** Whether a clear answer contradicts what the payout already became. */
+export function contradicts(status: repo.PayoutRow['payoutStatus'], outcome: SubmitOutcome): boolean {
+  if (outcome.outcome === 'REJECTED') return status === 'PRCD' || status === 'RVSD';
+  return RELEASED.includes(status);
+}
+
+/**
+ * The partner's answer (undefined: no clear answer) applied to a locked payout. An answer to the
+ * submission under way moves the payout; no clear answer puts it in doubt; an answer for a payout
+ * that has already moved on is checked against it, and a contradiction parks it for review.
+ */
+export async function applySubmitOutcome(
+  db: Queryable, locked: repo.PayoutRow, outcome: SubmitOutcome | undefined, now: Date, context: { check: number; alarm: Alarm },
+): Promise<repo.PayoutRow> {
+  if (locked.submissionState === 'IN_DOUBT') {
+    // the doubt job is asking already; a clear answer that arrives meanwhile settles it
+    return outcome && locked.payoutStatus === 'PNDG' ? applyPartnerStatus(db, locked, statusOfAnswer(outcome), now, context.alarm) : locked;
   }
-  const submitted = { submissionState: 'SUBMITTED' as const };
+  if (locked.submissionState !== 'SUBMITTING') {
+    if (!outcome || !contradicts(locked.payoutStatus, outcome)) return locked;
+    const detail = `the partner answered ${outcome.outcome} for a payout already ${locked.payoutStatus}`;
+    return (await parkForReview(db, locked, { reason: 'CONTRADICTION', detail, evidence: { outcome, at: now } }, now, context.alarm)).row;
+  }
+  if (outcome === undefined) return markInDoubt(db, locked, now, context.check);
+  const submitted = { submissionState: submissionAfter(locked, 'ANSWERED') };
   const fromAccepted = locked.payoutStatus === 'ACCP';
   if (outcome.outcome === 'PENDING') {
     const details = { ...submitted, ...(outcome.cashoutStatus ? { cashoutStatus: outcome.cashoutStatus } : {}) };
     if (!fromAccepted) return noteSubmission(db, locked, details);
     const moved = await applyToLocked(db, locked, 'SUBMIT_PENDING', details, now);
-    return moved.ok ? moved.row : locked;
+    if (!moved.ok) throw new Error(`payout ${locked.payoutId}: SUBMIT_PENDING refused from ${locked.payoutStatus}`);
+    return moved.row;
   }
   const event = outcome.outcome === 'CONFIRMED' ? (fromAccepted ? 'SUBMIT_CONFIRMED' : 'PARTNER_CONFIRMED') : 'PARTNER_REJECTED';
   const details = {
@@ -56,12 +71,18 @@ export async function applySubmitOutcome(db: Queryable, locked: repo.PayoutRow, 
   };
   const moved = await applyToLocked(db, locked, event, details, now);
   if (!moved.ok) throw new Error(`payout ${locked.payoutId}: ${event} refused from ${locked.payoutStatus}`);
+  if (moved.row.cancellationStatus === 'PNDG' && moved.row.payoutStatus !== 'PNDG') {
+    const ended = await changeCancellation(db, moved.row, 'REFUSED');
+    if (ended.ok) return ended.row;
+  }
   return moved.row;
 }
 
 interface Answer {
   row: repo.PayoutRow;
   outcome: SubmitOutcome | undefined;
+  /** How many questions about this payout's doubt came before (0 for a first submission). */
+  check?: number;
 }
 
 /**
@@ -69,11 +90,11 @@ interface Answer {
  * taken as pending) are written set-wise: one statement each to post, to update and to record
  * the events. Anything else goes through applySubmitOutcome, one by one, in the same transaction.
  */
-export async function applyAnswers(client: Queryable, answers: Answer[], now: Date): Promise<repo.PayoutRow[]> {
+export async function applyAnswers(client: Queryable, answers: Answer[], now: Date, alarm: Alarm): Promise<repo.PayoutRow[]> {
   const locked = await repo.lockPayouts(client, [...new Set(answers.map((a) => a.row.payoutId))]);
   const done = new Map<string, repo.PayoutRow>();
   const fast: Array<{ row: repo.PayoutRow; posts: boolean }> = [];
-  for (const { row, outcome } of answers) {
+  for (const { row, outcome, check = 0 } of answers) {
     if (done.has(row.payoutId)) continue; // the same payout twice in a batch: the first answer counts
     const current = locked.get(row.payoutId);
     if (!current) throw new Error(`payout ${row.payoutId} vanished`);
@@ -82,7 +103,7 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
       : undefined;
     const transition = event && findTransition(current.payoutStatus, event);
     if (!transition || !outcome || outcome.outcome === 'REJECTED') {
-      done.set(row.payoutId, current.submissionState === 'SUBMITTING' ? await applySubmitOutcome(client, current, outcome, now) : current);
+      done.set(row.payoutId, await applySubmitOutcome(client, current, outcome, now, { check, alarm }));
       continue;
     }
     const next: repo.PayoutRow = {
@@ -104,18 +125,22 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
 }
 
 /** Group-commits partner answers (see platform/batcher.ts). */
-export function createAnswerApplier(deps: { db: Db; clock: Clock }) {
+export function createAnswerApplier(deps: { db: Db; clock: Clock; alarm: Alarm }) {
   const batcher = createBatcher<Answer, repo.PayoutRow>({
-    run: (answers) => withTransaction(deps.db, (client) => applyAnswers(client, answers, deps.clock.now())),
+    run: (answers) => withTransaction(deps.db, (client) => applyAnswers(client, answers, deps.clock.now(), deps.alarm)),
     batchSizeMax: 100,
     concurrencyMax: 1,
   });
   return (answer: Answer) => batcher.submit(answer);
 }
 
-/** Calls the partner for a payout in SUBMITTING and applies the answer; returns the payout as it then stands. */
+/**
+ * Calls the partner for a payout in SUBMITTING (the intent is recorded, no lock is held) and
+ * applies the answer; returns the payout as it then stands. `check` counts the questions asked
+ * in an earlier doubt about it (a resend after the partner said it never received it).
+ */
 export async function submitAndApply(
-  deps: SubmissionDeps, row: repo.PayoutRow, apply?: (answer: Answer) => Promise<repo.PayoutRow>,
+  deps: SubmissionDeps, row: repo.PayoutRow, apply?: (answer: Answer) => Promise<repo.PayoutRow>, check = 0,
 ): Promise<repo.PayoutRow> {
   let outcome: SubmitOutcome | undefined;
   try {
@@ -123,7 +148,7 @@ export async function submitAndApply(
   } catch {
     outcome = undefined; // timeout or transport failure: the partner may or may not have it
   }
-  if (apply) return apply({ row, outcome });
-  const [applied] = await withTransaction(deps.db, (client) => applyAnswers(client, [{ row, outcome }], deps.clock.now()));
+  if (apply) return apply({ row, outcome, check });
+  const [applied] = await withTransaction(deps.db, (client) => applyAnswers(client, [{ row, outcome, check }], deps.clock.now(), deps.alarm));
   return applied!;
 }

@@ -8,3 +8,5 @@ export const FINISH_SUBMISSION_TASK = 'payout.finish_submission';
 export const PARTNER_REPORT_TASK = 'payout.partner_report';
 export const RECOVER_SUBMISSIONS_TASK = 'payout.recover_submissions';
 export const RECOVERY_SWEEP_JOB_KEY = 'payout-recovery-sweep';
+/** Asks a payout's partner what became of it after an unclear answer (doubt.ts). */
+export const RESOLVE_DOUBT_TASK = 'payout.resolve_doubt';

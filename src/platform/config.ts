@@ -125,7 +125,22 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     webhookEndpointConcurrency: checked.WEBHOOK_ENDPOINT_CONCURRENCY,
   };
   checkProductionSecrets(config);
+  checkTimings(config);
   return config;
+}
+
+/**
+ * A recorded submission is taken as unanswered (and its partner asked about it) after
+ * PAYOUT_SUBMISSION_RECOVERY_SECONDS: that must be well past the longest a partner call can
+ * take, or a call still under way would be questioned, and resent, beside itself.
+ */
+function checkTimings(config: Config): void {
+  if (config.payoutSubmissionRecoverySeconds * 1000 < 2 * config.partnerTimeoutMs) {
+    throw new ConfigError(
+      `Invalid configuration: PAYOUT_SUBMISSION_RECOVERY_SECONDS (${config.payoutSubmissionRecoverySeconds}) must be at least twice ` +
+        `PARTNER_TIMEOUT_MS (${config.partnerTimeoutMs} ms)`,
+    );
+  }
 }
 
 /** Secrets that ship in this repository (README, examples) and so are never acceptable in production. */

@@ -1,12 +1,12 @@
-// process records the submission before calling the partner: a timeout, or a crash before the
-// answer was applied, is finished by the finish-submission job with the same payout id, and the
-// payout is paid once.
+// process records the submission before calling the partner. A timeout, or a crash before the
+// answer was applied, puts the payout in doubt: its partner is asked by the payout id, and only
+// a payout the partner never received is sent again (with the same id). It is paid once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestService, type TestService } from '../support/service.ts';
 import { json, token } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
-import { addedJobs, payoutJobs } from '../support/payout-jobs.ts';
+import { addedJobs, payoutJobs, recordingAlarm } from '../support/payout-jobs.ts';
 import { claimSubmissions, readPayout } from '../../src/payouts/repo.ts';
 
 const claimSubmission = async (db: TestService['db'], payoutId: string, memberId: string, now: Date) =>
@@ -37,51 +37,63 @@ async function memberOf(id: string) {
   return (await readPayout(service.db, id))!.sourceMemberId;
 }
 
-describe('submission recovery', () => {
-  test('a partner that does not answer in time: PNDG now; the job sends again and the payout is PRCD once', async () => {
+describe('submission recovery: in doubt, the partner is asked before anything is sent again', () => {
+  test('a partner that does not answer in time: PNDG and in doubt, reservation held; asked, it never got it: sent again, PRCD once', async () => {
     const id = String((await api.created(payoutBody()))['payoutId']);
     const answer = await api.process(id);
     assert.equal(answer.status, 200);
     assert.equal((await json(answer))['payoutStatus'], 'PNDG');
-    assert.equal((await readPayout(service.db, id))!.submissionState, 'SUBMITTING');
+    assert.equal((await readPayout(service.db, id))!.submissionState, 'IN_DOUBT');
+    assert.deepEqual(await postedTransfers(id), { PENDING: 2 }, 'the reservation is held');
+    const doubt = await service.db.query(
+      `SELECT t.identifier AS task_identifier, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE j.key = $1`,
+      [`payout-doubt:${id}`],
+    );
+    assert.deepEqual(doubt.rows, [{ task_identifier: 'payout.resolve_doubt', payload: { payoutId: id, check: 0 } }], 'the question to the partner is scheduled');
     const sweep = await service.db.query(`SELECT task_identifier FROM graphile_worker.jobs WHERE key = 'payout-recovery-sweep'`);
     assert.deepEqual(sweep.rows, [{ task_identifier: 'payout.recover_submissions' }], 'the recovery sweep is scheduled from boot');
     assert.equal((await api.process(id)).status, 200, 'process on PNDG answers the current state');
-    // the sweep leaves a submission alone until it is due, then sends it again
-    await payoutJobs(service.db, { nowMs: () => Date.now() - 60_000 }).recoverSubmissions();
-    assert.equal((await api.record(id))['payoutStatus'], 'PNDG');
-    addedJobs.length = 0;
-    await payoutJobs(service.db, { nowMs: () => Date.now() + 5_000 }).recoverSubmissions();
-    assert.equal(addedJobs.at(-1)?.jobKey, 'payout-recovery-sweep', 'the sweep schedules its next run');
+    await jobs.resolveDoubt(id);
     const record = await api.record(id);
     assert.equal(record['payoutStatus'], 'PRCD');
     assert.equal((await readPayout(service.db, id))!.submissionState, 'SUBMITTED');
     assert.deepEqual(await postedTransfers(id), { POSTED: 2 });
+    const { rows } = await service.db.query('SELECT submissions FROM sandbox_rail_submissions WHERE payout_id = $1', [id]);
+    assert.deepEqual(rows, [{ submissions: 1 }], 'the timed-out call never reached the partner; the resend did, once');
   });
 
-  test('a crash after recording the submission, before the partner call: the job sends it', async () => {
+  test('a crash after recording the submission, before the partner call: the sweep puts it in doubt, the partner never got it, it is sent', async () => {
     const id = String((await api.created(payoutBody()))['payoutId']);
     assert.ok(await claimSubmission(service.db, id, await memberOf(id), new Date()));
-    await jobs.finishSubmission(id);
+    await payoutJobs(service.db, { nowMs: () => Date.now() - 60_000 }).recoverSubmissions();
+    assert.equal((await readPayout(service.db, id))!.submissionState, 'SUBMITTING', 'not due yet: it may still be under way');
+    addedJobs.length = 0;
+    await payoutJobs(service.db, { nowMs: () => Date.now() + 5_000 }).recoverSubmissions();
+    assert.equal(addedJobs.at(-1)?.jobKey, 'payout-recovery-sweep', 'the sweep schedules its next run');
+    const row = await readPayout(service.db, id);
+    assert.deepEqual([row!.payoutStatus, row!.submissionState], ['PNDG', 'IN_DOUBT']);
+    await jobs.resolveDoubt(id);
     assert.equal((await api.record(id))['payoutStatus'], 'PRCD');
     const { rows } = await service.db.query('SELECT submissions FROM sandbox_rail_submissions WHERE payout_id = $1', [id]);
     assert.deepEqual(rows, [{ submissions: 1 }]);
   });
 
-  test('a crash after the partner call, before its answer was applied: sent again with the same id, paid once', async () => {
+  test('a crash after the partner call, before its answer was applied: the partner is asked and its answer applied, nothing is resent', async () => {
     const id = String((await api.created(payoutBody()))['payoutId']);
     const claimed = await claimSubmission(service.db, id, await memberOf(id), new Date());
     assert.ok(claimed);
     const rails = createSandboxRails({ db: service.db });
     assert.deepEqual(await rails.railFor(forRail(claimed))!.submit(forRail(claimed), AbortSignal.timeout(1000)), { outcome: 'CONFIRMED' });
-    await jobs.finishSubmission(id);
-    await jobs.finishSubmission(id); // and once more: nothing changes
+    await jobs.finishSubmission(id); // a job left by an earlier version: it too only puts the payout in doubt
+    assert.equal((await readPayout(service.db, id))!.submissionState, 'IN_DOUBT');
+    await jobs.resolveDoubt(id);
+    await jobs.resolveDoubt(id); // and once more: nothing changes
     assert.equal((await api.record(id))['payoutStatus'], 'PRCD');
     const { rows } = await service.db.query('SELECT submissions, outcome FROM sandbox_rail_submissions WHERE payout_id = $1', [id]);
-    assert.deepEqual(rows, [{ submissions: 2, outcome: { outcome: 'CONFIRMED' } }], 'the partner saw the same id twice and answered the same');
+    assert.deepEqual(rows, [{ submissions: 1, outcome: { outcome: 'CONFIRMED' } }], 'the partner was asked, not sent the payout again');
     assert.deepEqual(await postedTransfers(id), { POSTED: 2 });
-    const events = await service.db.query('SELECT count(*)::int AS n FROM events WHERE resource_id = $1', [id]);
-    assert.equal(events.rows[0].n, 2);
+    const events = await service.db.query('SELECT type, data->>\'payoutStatus\' AS status FROM events WHERE resource_id = $1 ORDER BY sequence', [id]);
+    assert.deepEqual(events.rows.map((r) => r.status), ['ACCP', 'PNDG', 'PRCD']);
     assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [], danglingTransfers: [] });
   });
 
@@ -111,7 +123,7 @@ describe('answers applied together', () => {
       { row: confirmed, outcome: { outcome: 'CONFIRMED' } },
       { row: rejected, outcome: { outcome: 'REJECTED', reason: 'closed' } },
       { row: pending, outcome: { outcome: 'PENDING', cashoutStatus: 'READY_FOR_PICKUP' } },
-    ], new Date()));
+    ], new Date(), recordingAlarm));
     assert.deepEqual(rows.map((r) => r.payoutStatus), ['PRCD', 'PRCD', 'RJCT', 'PNDG']);
     assert.deepEqual(await postedTransfers(confirmed.payoutId), { POSTED: 2 });
     assert.deepEqual(await postedTransfers(rejected.payoutId), { VOIDED: 2 });
@@ -128,7 +140,7 @@ describe('no connected partner (production until a rail exists)', () => {
     const { createPayoutProcessor } = await import('../../src/payouts/process-payout.ts');
     const { NO_RAILS } = await import('../../src/payouts/rails/rail.ts');
     const id = String((await api.created(payoutBody()))['payoutId']);
-    const processor = createPayoutProcessor({ db: service.db, rails: NO_RAILS, clock: { now: () => new Date() }, partnerTimeoutMs: 1000 });
+    const processor = createPayoutProcessor({ db: service.db, rails: NO_RAILS, clock: { now: () => new Date() }, partnerTimeoutMs: 1000, alarm: recordingAlarm });
     const result = await processor.process(await memberOf(id), id);
     assert.deepEqual(result, { ok: false, code: 'NO_RAIL', detail: 'payoutProviderId: MX_SPEI has no connected partner' });
     const row = await readPayout(service.db, id);
