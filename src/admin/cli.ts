@@ -14,6 +14,19 @@ import { createMembersService } from '../members/service.ts';
 import { isScope, type Scope } from '../auth/scopes.ts';
 import { failedDeliveries, findEndpoint, listEndpoints, redeliver, setEndpointStatus, type EndpointRow } from '../webhooks/repo.ts';
 import { printTable } from './output.ts';
+import os from 'node:os';
+import { systemClock } from '../platform/clock.ts';
+import { listReviews, type Resolution, type ReviewRow } from '../payouts/review-repo.ts';
+import { resolveReview } from '../payouts/review.ts';
+
+const RESOLUTIONS: readonly Resolution[] = ['PAID', 'NOT_PAID', 'RETRY', 'ACKNOWLEDGED'];
+
+function reviewView(r: ReviewRow): object {
+  return {
+    reviewId: r.reviewId, payoutId: r.payoutId, reason: r.reason, detail: r.detail, openedAt: r.openedAt,
+    resolution: r.resolution, resolvedBy: r.resolvedBy, resolvedAt: r.resolvedAt, note: r.note,
+  };
+}
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -30,17 +43,24 @@ export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   webhooks failed --member MEMBER_ID [--limit N]
   webhooks redeliver DELIVERY_ID
   webhooks enable ENDPOINT_ID
+  payouts reviews [--all] [--limit N]
+  payouts resolve REVIEW_ID --as PAID|NOT_PAID|RETRY|ACKNOWLEDGED --note TEXT [--actor NAME]
 
+Payout reviews are payouts the service parked instead of guessing (a partner that could not be
+asked, a cancellation never settled, an answer contradicting the payout). Resolve one with what
+was established with the partner: PAID, NOT_PAID (never paid, or its money came back), RETRY
+(hand it back to the automatic steps) or ACKNOWLEDGED (nothing to change).
 The client secret is printed once, by create and rotate; only its keyed hash is stored.`;
 
 const COMMANDS = new Set([
   'members list', 'members create', 'corridors list', 'corridors set',
   'clients create', 'clients list', 'clients rotate', 'clients revoke',
   'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable',
+  'payouts reviews', 'payouts resolve',
 ]);
 
 /** Commands that answer a list: with --json they print an array even when it has one row. */
-const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed']);
+const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', 'payouts reviews']);
 
 class UsageError extends Error {}
 class CommandError extends Error {}
@@ -62,6 +82,10 @@ const OPTIONS = {
   scopes: { type: 'string' },
   'client-id': { type: 'string' },
   limit: { type: 'string' },
+  all: { type: 'boolean' },
+  as: { type: 'string' },
+  note: { type: 'string' },
+  actor: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -190,6 +214,17 @@ async function execute(db: Db, clientSecretKey: Buffer, words: string[], values:
       const endpoint = await findEndpoint(db, argument);
       if (!endpoint) throw new CommandError('NOT_FOUND: no webhook endpoint has this id, or it is deleted');
       return { rows: [endpointView(endpoint)], note: 'Enabled. Deliveries that failed meanwhile are not resent: use "webhooks redeliver DELIVERY_ID".' };
+    }
+    case 'payouts reviews':
+      return { rows: (await listReviews(db, { all: values.all === true, limit: parseLimit(values.limit) })).map(reviewView) };
+    case 'payouts resolve': {
+      if (!argument) throw new UsageError('payouts resolve needs a REVIEW_ID');
+      const resolution = required(values, 'as').toUpperCase();
+      if (!RESOLUTIONS.includes(resolution as Resolution)) throw new UsageError(`--as is one of ${RESOLUTIONS.join(', ')}`);
+      const actor = values.actor ?? os.userInfo().username;
+      const result = await resolveReview({ db, clock: systemClock }, argument, resolution as Resolution, actor, required(values, 'note'));
+      if (!result.ok) throw new CommandError(`${result.error}: ${result.detail}`);
+      return { rows: [{ ...reviewView(result.review), payoutStatus: result.payoutStatus }] };
     }
     default:
       throw new UsageError(`unknown command "${words.join(' ')}"`);
