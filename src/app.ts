@@ -8,6 +8,7 @@ import { frameworkErrors, MAX_PARAM_LENGTH, registerHttpPlatform, requestIdFor }
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { buildValidator } from './platform/http/validation.ts';
 import { lazyCompilers } from './platform/http/lazy-compilers.ts';
+import { applyBounds } from './platform/http/bounds.ts';
 import { createTokenSigner, type TokenSigner } from './auth/tokens.ts';
 import { createClientStatusCache, registerAuth } from './auth/plugin.ts';
 import { createTokenService, type TokenService } from './auth/token-service.ts';
@@ -112,7 +113,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await registerOpenApi(app);
   // Schemas referenced by $ref from more than one area live at the root.
-  for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord, EventRecord]) app.addSchema(schema);
+  for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord, EventRecord]) app.addSchema(applyBounds(schema));
   registerAuth(app, { signer, clientStatus });
   if (options.mock) installMockHandlers(app);
 

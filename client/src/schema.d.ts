@@ -12,34 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness: the process is up */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "ok"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -56,50 +29,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness: the database and the workers are ready */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "status": "ok"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-                /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "SERVICE_UNAVAILABLE",
-                         *       "message": "The service is not available right now.",
-                         *       "detail": "starting or shutting down"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -121,150 +51,7 @@ export interface paths {
          * Get an access token (OAuth 2.0 client credentials)
          * @description Authenticate with HTTP Basic (`client_id:client_secret`) or with `client_id` and `client_secret` in the form body (not both). The token is a signed JWT valid for `expires_in` seconds (300); ask for a new one before it expires. Errors follow RFC 6749 section 5.2.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "grant_type": "client_credentials",
-                     *       "scope": "payouts settlements"
-                     *     }
-                     */
-                    "application/x-www-form-urlencoded": {
-                        /** @enum {string} */
-                        grant_type: "client_credentials";
-                        /** @description Space-separated scopes: payouts, settlements, member */
-                        scope: string;
-                        /** @description Only when not sent with HTTP Basic (RFC 6749 section 2.3.1) */
-                        client_id?: string;
-                        /** @description Only when not sent with HTTP Basic */
-                        client_secret?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "access_token": "eyJhbGciOiJIUzI1NiIsImtpZCI6IjFhMmIzYzRkIiwidHlwIjoiYXQrand0In0.eyJzdWIiOiJERU1PX1NPVVJDRV8xIn0.c2lnbmF0dXJl",
-                         *       "token_type": "Bearer",
-                         *       "expires_in": 300,
-                         *       "Scope": "payouts settlements",
-                         *       "scope": "payouts settlements"
-                         *     }
-                         */
-                        "application/json": {
-                            access_token: string;
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                            /** @description Lifetime in seconds */
-                            expires_in: number;
-                            /** @description Granted scopes, as the service description spells the key */
-                            Scope: string;
-                            /** @description Granted scopes, as RFC 6749 spells the key */
-                            scope: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": "invalid_scope",
-                         *       "error_description": "scope \"admin\" is not allowed to this client"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @enum {string} */
-                            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
-                            error_description: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "error": "invalid_scope",
-                         *       "error_description": "scope \"admin\" is not allowed to this client"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @enum {string} */
-                            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
-                            error_description: string;
-                        };
-                    };
-                };
-                /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "message": "The request body is too large.",
-                         *       "detail": "body: at most 65536 bytes"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createAccessToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -282,98 +69,7 @@ export interface paths {
          * List the source-of-funds codes
          * @description Values for the payout complianceInfo object. Static: safe to cache.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example [
-                         *       {
-                         *         "code": "DONATIONS",
-                         *         "description": "Donations received"
-                         *       }
-                         *     ]
-                         */
-                        "application/json": components["schemas"]["CodeListEntry"][];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listSourceOfFundsCodes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -393,98 +89,7 @@ export interface paths {
          * List the purpose codes
          * @description Values for the payout complianceInfo object. Static: safe to cache.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example [
-                         *       {
-                         *         "code": "CONSTRUCTION",
-                         *         "description": "Construction work or materials"
-                         *       }
-                         *     ]
-                         */
-                        "application/json": components["schemas"]["CodeListEntry"][];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listPurposeCodes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -504,98 +109,7 @@ export interface paths {
          * List the relationship codes
          * @description Values for the payout complianceInfo object. Static: safe to cache.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example [
-                         *       {
-                         *         "code": "FAMILY",
-                         *         "description": "Family member"
-                         *       }
-                         *     ]
-                         */
-                        "application/json": components["schemas"]["CodeListEntry"][];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listRelationshipCodes"];
         put?: never;
         post?: never;
         delete?: never;
@@ -612,289 +126,13 @@ export interface paths {
             cookie?: never;
         };
         /** List your OAuth clients (extension) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example [
-                         *       {
-                         *         "clientId": "demo-source-1-3f9a0c2b1d4e",
-                         *         "name": "payouts backend",
-                         *         "allowedScopes": [
-                         *           "payouts"
-                         *         ],
-                         *         "createdAt": "2026-11-21T10:00:00.000Z",
-                         *         "rotatedAt": null,
-                         *         "revokedAt": null
-                         *       }
-                         *     ]
-                         */
-                        "application/json": {
-                            clientId: string;
-                            name: string;
-                            allowedScopes: ("payouts" | "settlements" | "member")[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            rotatedAt: string | null;
-                            revokedAt: string | null;
-                        }[];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listOAuthClients"];
         put?: never;
         /**
          * Create an OAuth client (extension)
          * @description Creates a client for the calling member. The secret is returned once, here.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "name": "payouts backend",
-                     *       "scopes": [
-                     *         "payouts"
-                     *       ]
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description A label for your own records */
-                        name?: string;
-                        /** @description Scopes the client may ask for; default all three */
-                        scopes?: ("payouts" | "settlements" | "member")[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "clientId": "demo-source-1-3f9a0c2b1d4e",
-                         *       "name": "payouts backend",
-                         *       "allowedScopes": [
-                         *         "payouts"
-                         *       ],
-                         *       "createdAt": "2026-11-21T10:00:00.000Z",
-                         *       "rotatedAt": null,
-                         *       "revokedAt": null,
-                         *       "clientSecret": "cs_Q2hhbmdlIG1lIHRvIGEgcmFuZG9tIHNlY3JldCBub3c"
-                         *     }
-                         */
-                        "application/json": {
-                            clientId: string;
-                            name: string;
-                            allowedScopes: ("payouts" | "settlements" | "member")[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            rotatedAt: string | null;
-                            revokedAt: string | null;
-                            /** @description Shown only in this answer; store it now */
-                            clientSecret: string;
-                        };
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "message": "The request body is too large.",
-                         *       "detail": "body: at most 65536 bytes"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "message": "The body must be JSON.",
-                         *       "detail": "content-type: application/json is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createOAuthClient"];
         delete?: never;
         options?: never;
         head?: never;
@@ -914,163 +152,7 @@ export interface paths {
          * Rotate a client secret (extension)
          * @description The old secret stops working at once; tokens already issued run to their expiry (at most 300 s).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    clientId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "clientId": "demo-source-1-3f9a0c2b1d4e",
-                         *       "name": "payouts backend",
-                         *       "allowedScopes": [
-                         *         "payouts"
-                         *       ],
-                         *       "createdAt": "2026-11-21T10:00:00.000Z",
-                         *       "rotatedAt": null,
-                         *       "revokedAt": null,
-                         *       "clientSecret": "cs_Q2hhbmdlIG1lIHRvIGEgcmFuZG9tIHNlY3JldCBub3c"
-                         *     }
-                         */
-                        "application/json": {
-                            clientId: string;
-                            name: string;
-                            allowedScopes: ("payouts" | "settlements" | "member")[];
-                            /** Format: date-time */
-                            createdAt: string;
-                            rotatedAt: string | null;
-                            revokedAt: string | null;
-                            /** @description Shown only in this answer; store it now */
-                            clientSecret: string;
-                        };
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not allowed in the resource's current state */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INVALID_STATE",
-                         *       "message": "Not allowed in the current state.",
-                         *       "detail": "payoutStatus: PRCD"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["rotateOAuthClientSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1091,122 +173,7 @@ export interface paths {
          * Revoke an OAuth client (extension)
          * @description The client gets no new tokens, and its live tokens stop working within 2 seconds on every node.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    clientId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Revoked */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["revokeOAuthClient"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1223,137 +190,7 @@ export interface paths {
          * List payout providers
          * @description All providers, or those of one country. An unknown country gives an empty list.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description ISO 3166-1 alpha-2; only that country */
-                    countryCode?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example [
-                         *       {
-                         *         "payoutProviderId": "MX_SPEI",
-                         *         "name": "SPEI bank transfer (Mexico)",
-                         *         "countryCode": "MX",
-                         *         "destinationMemberId": "PARTNER_MX",
-                         *         "currencies": [
-                         *           "MXN"
-                         *         ],
-                         *         "payoutMethods": [
-                         *           "BANK_ACCOUNT"
-                         *         ],
-                         *         "segments": [
-                         *           "C2C",
-                         *           "B2B"
-                         *         ]
-                         *       }
-                         *     ]
-                         */
-                        "application/json": {
-                            payoutProviderId: string;
-                            name: string;
-                            countryCode: string;
-                            destinationMemberId: string;
-                            currencies: string[];
-                            payoutMethods: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
-                            segments: ("C2C" | "B2B")[];
-                        }[];
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listPayoutProviders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1373,216 +210,7 @@ export interface paths {
          * Get a payout provider with its limits, fees and field rules
          * @description The `fields` are the rules POST /v2/payouts enforces for this provider, each with an example value.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    payoutProviderId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "payoutProviderId": "MX_SPEI",
-                         *       "name": "SPEI bank transfer (Mexico)",
-                         *       "countryCode": "MX",
-                         *       "destinationMemberId": "PARTNER_MX",
-                         *       "currencies": [
-                         *         "MXN"
-                         *       ],
-                         *       "payoutMethods": [
-                         *         "BANK_ACCOUNT"
-                         *       ],
-                         *       "segments": [
-                         *         "C2C",
-                         *         "B2B"
-                         *       ],
-                         *       "limits": [
-                         *         {
-                         *           "currency": "MXN",
-                         *           "minimumLimit": 10,
-                         *           "maximumLimit": 500000
-                         *         }
-                         *       ],
-                         *       "fees": [
-                         *         {
-                         *           "currency": "MXN",
-                         *           "fixedFee": 15,
-                         *           "percentageFee": 0.5
-                         *         }
-                         *       ],
-                         *       "fields": [
-                         *         {
-                         *           "name": "beneficiary.accountNumber",
-                         *           "type": "string",
-                         *           "required": true,
-                         *           "pattern": "^[0-9]{18}$",
-                         *           "format": "clabe",
-                         *           "description": "CLABE: 18 digits (bank, branch, account) ending in a weighted (3, 7, 1) check digit",
-                         *           "example": "032180000118359719"
-                         *         },
-                         *         {
-                         *           "name": "beneficiary.accountName",
-                         *           "type": "string",
-                         *           "required": false,
-                         *           "maxLength": 100,
-                         *           "description": "Name on the account, when it differs from the beneficiary name",
-                         *           "example": "Maria Lopez Garcia"
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            payoutProviderId: string;
-                            name: string;
-                            countryCode: string;
-                            destinationMemberId: string;
-                            currencies: string[];
-                            payoutMethods: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
-                            segments: ("C2C" | "B2B")[];
-                            limits: {
-                                currency: string;
-                                minimumLimit: number;
-                                maximumLimit: number;
-                            }[];
-                            /** @description transferFee = fixedFee + payoutAmt * percentageFee / 100, rounded half-up to the currency minor unit */
-                            fees: {
-                                currency: string;
-                                fixedFee: number;
-                                /** @description Percent of payoutAmt */
-                                percentageFee: number;
-                            }[];
-                            fields: {
-                                /** @description Dotted path in the payout creation request */
-                                name: string;
-                                /** @enum {string} */
-                                type: "string";
-                                required: boolean;
-                                pattern?: string;
-                                minLength?: number;
-                                maxLength?: number;
-                                enum?: string[];
-                                /**
-                                 * @description A named check beyond the pattern, e.g. a check digit
-                                 * @enum {string}
-                                 */
-                                format?: "date" | "email" | "clabe" | "cpf" | "cnpj" | "cpf-or-cnpj" | "pix-key" | "nuban" | "ifsc";
-                                /** @description The rule applies to these methods only */
-                                payoutMethods?: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
-                                description: string;
-                                /** @description A value that satisfies the rule */
-                                example: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getPayoutProvider"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1602,125 +230,7 @@ export interface paths {
          * Get payout limits
          * @description Limits per provider and currency. Give countryCode, payoutProviderId or both (both must match).
          */
-        get: {
-            parameters: {
-                query?: {
-                    countryCode?: string;
-                    payoutProviderId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example [
-                         *       {
-                         *         "payoutProviderId": "MX_SPEI",
-                         *         "currency": "MXN",
-                         *         "minimumLimit": 10,
-                         *         "maximumLimit": 500000
-                         *       }
-                         *     ]
-                         */
-                        "application/json": {
-                            /** @description Extension: the provider the limit belongs to */
-                            payoutProviderId: string;
-                            currency: string;
-                            minimumLimit: number;
-                            maximumLimit: number;
-                        }[];
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getPayoutLimits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1740,437 +250,13 @@ export interface paths {
          * List payouts
          * @description Your payouts, each as GET /v2/payouts/{payoutId} shows it. `size` is 1 to 100 (default 10), `page` starts at 0; a page past the end is an empty list. Default order: `creationTime desc`. `sortDirection` accepts any case. Text fields sort case-insensitively (by their lower-case form, in Unicode code point order); empty values (none or "") come last in both directions. Ties are broken by `creationTime`, then `payoutId`, both in the requested direction, so asc lists the same payouts as desc in reverse (empty values aside). Filters combine with AND: `creationTime` and `completionTime` match the UTC day; `senderName` and `beneficiaryName` match any part of the full name (names joined by single spaces), case-insensitively, `%` and `_` being ordinary characters; `beneficiaryCountry` takes the alpha-2 or the ISO 3166-1 numeric code (484 = MX).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Zero-based page number */
-                    page?: number;
-                    /** @description Payouts per page */
-                    size?: number;
-                    sortField?: "sourceMemberPayoutId" | "payoutId" | "creationTime" | "completionTime" | "senderName" | "senderCountry" | "beneficiaryName" | "beneficiaryCountry" | "payoutProviderId" | "payoutStatus";
-                    /** @description asc or desc, in any case */
-                    sortDirection?: string;
-                    /** @description Exact match */
-                    sourceMemberPayoutId?: string;
-                    /** @description Exact match (UUID) */
-                    payoutId?: string;
-                    /** @description Created on this day (YYYY-MM-DD, a UTC day) */
-                    creationTime?: string;
-                    /** @description Completed on this day (YYYY-MM-DD, a UTC day) */
-                    completionTime?: string;
-                    /** @description Any part of the sender's full name, case-insensitive */
-                    senderName?: string;
-                    /** @description ISO 3166-1 alpha-2, any case */
-                    senderCountry?: string;
-                    /** @description Any part of the beneficiary's full name, case-insensitive */
-                    beneficiaryName?: string;
-                    /** @description ISO 3166-1 alpha-2 (any case) or ISO 3166-1 numeric (484 = MX; 76 and 076 = BR); an unknown numeric code matches nothing */
-                    beneficiaryCountry?: string;
-                    /** @description Exact match */
-                    payoutProviderId?: string;
-                    payoutStatus?: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "payouts": [
-                         *         {
-                         *           "payoutId": "5b0e6f1c-9a4e-4b7e-8d53-2f0c1a9e7d21",
-                         *           "sourceMemberPayoutId": "INV-2026-0001",
-                         *           "payoutStatus": "PRCD",
-                         *           "destinationCcy": "MXN",
-                         *           "payoutAmt": 1500.5,
-                         *           "transferFee": 22.5,
-                         *           "expiryTime": "2026-11-22T10:00:00.000Z",
-                         *           "payoutProviderId": "MX_SPEI",
-                         *           "segment": "C2C",
-                         *           "payoutMethod": "BANK_ACCOUNT",
-                         *           "sender": {
-                         *             "firstName": "John",
-                         *             "lastName": "Smith",
-                         *             "countryCode": "US",
-                         *             "entityType": "INDIVIDUAL"
-                         *           },
-                         *           "beneficiary": {
-                         *             "firstName": "Maria",
-                         *             "lastName": "Lopez",
-                         *             "countryCode": "MX",
-                         *             "accountNumber": "032180000118359719",
-                         *             "entityType": "INDIVIDUAL"
-                         *           },
-                         *           "complianceInfo": {
-                         *             "sourceOfFunds": "SALARY",
-                         *             "purpose": "FAMILY_MAINTENANCE",
-                         *             "relationship": "FAMILY"
-                         *           },
-                         *           "creationTime": "2026-11-21T10:00:00.000Z",
-                         *           "initiateTime": "2026-11-21T10:00:05.000Z",
-                         *           "completionTime": "2026-11-21T10:00:05.120Z"
-                         *         }
-                         *       ],
-                         *       "page": 0,
-                         *       "size": 10,
-                         *       "totalPages": 1,
-                         *       "totalRecords": 1
-                         *     }
-                         */
-                        "application/json": {
-                            payouts: components["schemas"]["Payout"][];
-                            page: number;
-                            size: number;
-                            /** @description ceil(totalRecords / size) */
-                            totalPages: number;
-                            /** @description Payouts matching the filters, on all pages */
-                            totalRecords: number;
-                        };
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listPayouts"];
         put?: never;
         /**
          * Create a payout
          * @description Validates the request against the provider (field rules: 400 naming the field), its currency, method and limits (422), computes transferFee, and reserves payoutAmt + transferFee from your prefund at the provider's destination member (422 INSUFFICIENT_PREFUND). Idempotent by sourceMemberPayoutId: the same request again answers the original 201 with `Idempotent-Replayed: true`; a different request under the same id is 409 DUPLICATE_SOURCE_MEMBER_PAYOUT_ID. A provider whose destination member has no active corridor from you is 422 UNKNOWN_PAYOUT_PROVIDER.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "sourceMemberPayoutId": "INV-2026-0001",
-                     *       "payoutProviderId": "MX_SPEI",
-                     *       "payoutMethod": "BANK_ACCOUNT",
-                     *       "segment": "C2C",
-                     *       "destinationCcy": "MXN",
-                     *       "payoutAmt": 1500.5,
-                     *       "sender": {
-                     *         "firstName": "John",
-                     *         "lastName": "Smith",
-                     *         "countryCode": "US"
-                     *       },
-                     *       "beneficiary": {
-                     *         "firstName": "Maria",
-                     *         "lastName": "Lopez",
-                     *         "countryCode": "MX",
-                     *         "accountNumber": "032180000118359719"
-                     *       },
-                     *       "complianceInfo": {
-                     *         "sourceOfFunds": "SALARY",
-                     *         "purpose": "FAMILY_MAINTENANCE",
-                     *         "relationship": "FAMILY"
-                     *       }
-                     *     }
-                     */
-                    "application/json": {
-                        sender: components["schemas"]["Sender"];
-                        beneficiary: components["schemas"]["Beneficiary"];
-                        complianceInfo?: components["schemas"]["ComplianceInfo"];
-                        /** @description Your own id; unique per member; makes creation idempotent */
-                        sourceMemberPayoutId: string;
-                        destinationCcy: string;
-                        /** @description In destinationCcy; at most its ISO 4217 minor digits */
-                        payoutAmt: number;
-                        payoutProviderId: string;
-                        /**
-                         * @description Default: the provider's only method
-                         * @enum {string}
-                         */
-                        payoutMethod?: "BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET";
-                        /**
-                         * @description Default: C2C
-                         * @enum {string}
-                         */
-                        segment?: "C2C" | "B2B";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "payoutId": "5b0e6f1c-9a4e-4b7e-8d53-2f0c1a9e7d21",
-                         *       "sourceMemberPayoutId": "INV-2026-0001",
-                         *       "payoutStatus": "ACCP",
-                         *       "destinationCcy": "MXN",
-                         *       "payoutAmt": 1500.5,
-                         *       "transferFee": 22.5,
-                         *       "expiryTime": "2026-11-22T10:00:00.000Z",
-                         *       "beneficiaryName": "Maria Lopez",
-                         *       "links": {
-                         *         "process": "/v2/payouts/5b0e6f1c-9a4e-4b7e-8d53-2f0c1a9e7d21/process",
-                         *         "status": "/v2/payouts/5b0e6f1c-9a4e-4b7e-8d53-2f0c1a9e7d21/status",
-                         *         "details": "/v2/payouts/5b0e6f1c-9a4e-4b7e-8d53-2f0c1a9e7d21"
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            /** Format: uuid */
-                            payoutId: string;
-                            sourceMemberPayoutId: string;
-                            /** @enum {string} */
-                            payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
-                            destinationCcy: string;
-                            payoutAmt: number;
-                            transferFee: number;
-                            /** Format: date-time */
-                            expiryTime: string;
-                            beneficiaryName: string;
-                            links: {
-                                process: string;
-                                status: string;
-                                details: string;
-                            };
-                        };
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not allowed in the resource's current state */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INVALID_STATE",
-                         *       "message": "Not allowed in the current state.",
-                         *       "detail": "payoutStatus: PRCD"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "message": "The request body is too large.",
-                         *       "detail": "body: at most 65536 bytes"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "message": "The body must be JSON.",
-                         *       "detail": "content-type: application/json is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A business rule refused the request */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_PREFUND",
-                         *       "message": "Your prefund does not cover this payout.",
-                         *       "detail": "payoutAmt: payoutAmt + transferFee exceeds your available prefund"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createPayout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2185,108 +271,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get a payout */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    payoutId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Payout"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getPayout"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2303,121 +288,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get a payout's status */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    payoutId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "payoutStatus": "PNDG",
-                         *       "cashoutStatus": "READY_FOR_PICKUP"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @enum {string} */
-                            payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
-                            /** @enum {string} */
-                            payoutCancellationStatus?: "ACCP" | "PNDG" | "PRCD" | "RJCT";
-                            cashoutStatus?: string;
-                            rejectReason?: string;
-                        };
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getPayoutStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2439,145 +310,7 @@ export interface paths {
          * Process a payout
          * @description Sends an ACCP payout to its partner. A partner that confirms at once gives PRCD; otherwise PNDG (cash pickup: cashoutStatus READY_FOR_PICKUP). On PNDG or PRCD it answers the current state; on RJCT, CNCL, EXPD, FAIL, RVSD, or while a cancellation is pending, 409 INVALID_STATE. Concurrent calls send the payout once.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    payoutId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
-                            cashoutStatus?: string;
-                            rejectReason?: string;
-                        };
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not allowed in the resource's current state */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INVALID_STATE",
-                         *       "message": "Not allowed in the current state.",
-                         *       "detail": "payoutStatus: PRCD"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "SERVICE_UNAVAILABLE",
-                         *       "message": "The service is not available right now.",
-                         *       "detail": "starting or shutting down"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["processPayout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2597,194 +330,7 @@ export interface paths {
          * Cancel a payout
          * @description Accepted (202) for ACCP and PNDG payouts: payoutCancellationStatus becomes PNDG, then the payout becomes CNCL with cancellation PRCD, or the cancellation is RJCT when the partner has already paid. A repeated cancel while one is pending answers the same; a final state is 409 INVALID_STATE.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    payoutId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "cancellationReason": "Customer request"
-                     *     }
-                     */
-                    "application/json": {
-                        cancellationReason: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "payoutStatus": "ACCP",
-                         *       "payoutCancellationStatus": "PNDG"
-                         *     }
-                         */
-                        "application/json": {
-                            /** @enum {string} */
-                            payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
-                            /** @enum {string} */
-                            payoutCancellationStatus: "ACCP" | "PNDG" | "PRCD" | "RJCT";
-                        };
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not allowed in the resource's current state */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INVALID_STATE",
-                         *       "message": "Not allowed in the current state.",
-                         *       "detail": "payoutStatus: PRCD"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "message": "The request body is too large.",
-                         *       "detail": "body: at most 65536 bytes"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "message": "The body must be JSON.",
-                         *       "detail": "content-type: application/json is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["cancelPayout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2804,187 +350,7 @@ export interface paths {
          * Sandbox: a partner report for a payout
          * @description Applies the partner outcome through the same path as a real partner report; an illegal move is 409 INVALID_STATE.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    payoutId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "payoutStatus": "PRCD",
-                     *       "cashoutStatus": "PAID"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        payoutStatus: "PRCD" | "RJCT" | "FAIL" | "RVSD" | "EXPD";
-                        rejectReason?: string;
-                        cashoutStatus?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Payout"];
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not allowed in the resource's current state */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INVALID_STATE",
-                         *       "message": "Not allowed in the current state.",
-                         *       "detail": "payoutStatus: PRCD"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "message": "The request body is too large.",
-                         *       "detail": "body: at most 65536 bytes"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "message": "The body must be JSON.",
-                         *       "detail": "content-type: application/json is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["simulatePayoutReport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3002,109 +368,7 @@ export interface paths {
          * List destination members
          * @description Every destination member with an active corridor from the caller, with the caller's prefund there.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example [
-                         *       {
-                         *         "memberId": "PARTNER_MX",
-                         *         "name": "Pagos Rápidos México",
-                         *         "countryCode": "MX",
-                         *         "supportedCcyList": [
-                         *           "MXN"
-                         *         ],
-                         *         "prefundBalance": [
-                         *           {
-                         *             "currency": "MXN",
-                         *             "balance": 5000000,
-                         *             "availableBalance": 4998985
-                         *           }
-                         *         ]
-                         *       }
-                         *     ]
-                         */
-                        "application/json": components["schemas"]["DestinationMember"][];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listDestinationMembers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3124,142 +388,7 @@ export interface paths {
          * Lock a settlement rate
          * @description Every call locks a new rate for your corridor to the destination member: the rate of each execution interval (the IMMEDIATE one is `rate`), fixed until `expiryTime` and good for one settlement. An unknown destination member is 422 UNKNOWN_DESTINATION_MEMBER, a currency it does not settle in 422 UNSUPPORTED_CURRENCY, a missing or suspended corridor 422 CORRIDOR_INACTIVE; `destinationCcy` may be left out when the member settles in one currency only.
          */
-        get: {
-            parameters: {
-                query: {
-                    destinationMemberId: string;
-                    /** @description Required when the destination member settles in more than one currency */
-                    destinationCcy?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SettlementRate"];
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A business rule refused the request */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_PREFUND",
-                         *       "message": "Your prefund does not cover this payout.",
-                         *       "detail": "payoutAmt: payoutAmt + transferFee exceeds your available prefund"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "SERVICE_UNAVAILABLE",
-                         *       "message": "The service is not available right now.",
-                         *       "detail": "starting or shutting down"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["lockSettlementRate"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3279,356 +408,13 @@ export interface paths {
          * List settlements
          * @description Your settlements, a page at a time (`size` 1 to 100, default 10; `page` from 0; a page past the end is empty). Default order `creationTime DESC`; `sortDirection` accepts any case; empty values (completionTime, settlementAmtReceived before completion) come last in both directions; ties by creationTime, then settlementId, in the same direction. `createdAfter` is strict.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Zero-based page number */
-                    page?: number;
-                    /** @description Settlements per page */
-                    size?: number;
-                    /** @description ASC or DESC, in any case */
-                    sortDirection?: string;
-                    sortField?: "settlementAmt" | "completionTime" | "settlementAmtReceived" | "destinationMemberId" | "rate" | "settlementStatus" | "settlementId" | "creationTime" | "destinationCcy";
-                    /** @description Exact match */
-                    destinationMemberId?: string;
-                    /** @description S100..S400 are unfinished; S500, S600 and S700 are final */
-                    settlementStatus?: "S100_SCHEDULED" | "S200_RECEIVED" | "S300_IN_PROGRESS" | "S400_FIAT_WITHDRAWAL_IN_PROGRESS" | "S500_TERMINATED" | "S600_COMPLETED" | "S700_FAILED";
-                    /** @description Only settlements created strictly after this instant (RFC 3339) */
-                    createdAfter?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "settlements": [
-                         *         {
-                         *           "settlementId": "9a3c2b1d-4e5f-4a6b-8c7d-0e1f2a3b4c5d",
-                         *           "settlementStatus": "S200_RECEIVED",
-                         *           "settlementAmt": 25000,
-                         *           "pendingAmt": 25000,
-                         *           "rate": 16.967039,
-                         *           "settlementAmtReceived": null,
-                         *           "sourceCcy": "USD",
-                         *           "destinationCcy": "MXN",
-                         *           "sourceMemberId": "DEMO_SOURCE_1",
-                         *           "destinationMemberId": "PARTNER_MX",
-                         *           "notes": "November top-up",
-                         *           "creationTime": "2026-11-22T10:00:00.000Z",
-                         *           "completionTime": null,
-                         *           "dueDate": "2026-11-22T10:00:00.000Z",
-                         *           "executionInterval": "IMMEDIATE",
-                         *           "rateId": "3b0f6c1e-5d7a-4e2b-9c8d-1a2b3c4d5e6f"
-                         *         }
-                         *       ],
-                         *       "page": 0,
-                         *       "size": 10,
-                         *       "totalPages": 1,
-                         *       "totalRecords": 1
-                         *     }
-                         */
-                        "application/json": {
-                            settlements: components["schemas"]["Settlement"][];
-                            page: number;
-                            size: number;
-                            /** @description ceil(totalRecords / size) */
-                            totalPages: number;
-                            /** @description Settlements matching the filters, on all pages */
-                            totalRecords: number;
-                        };
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listSettlements"];
         put?: never;
         /**
          * Create a settlement
          * @description Checks, in this order: the schema (400); the destination member (422 UNKNOWN_DESTINATION_MEMBER); an active corridor (422 CORRIDOR_INACTIVE); the rate: yours (422 RATE_NOT_FOUND), unused (422 RATE_ALREADY_USED), unexpired (422 RATE_EXPIRED), locked for this destination member (422 RATE_MISMATCH); the amount within the corridor maximum (422 AMOUNT_ABOVE_CORRIDOR_MAX). The settlement gets the locked rate of its execution interval: IMMEDIATE starts as S200_RECEIVED, the others as S100_SCHEDULED with dueDate = now + the interval. Optional `Idempotency-Key` header (kept 24 h).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Optional. The same key with the same request within 24 h answers the first answer again (header `Idempotent-Replayed: true`); with another request 422 IDEMPOTENCY_KEY_REUSED; while the first is running 409 REQUEST_IN_PROGRESS. */
-                    "idempotency-key"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "destinationMemberId": "PARTNER_MX",
-                     *       "settlementAmt": 25000,
-                     *       "rateId": "3b0f6c1e-5d7a-4e2b-9c8d-1a2b3c4d5e6f",
-                     *       "executionInterval": "IMMEDIATE",
-                     *       "notes": "November top-up"
-                     *     }
-                     */
-                    "application/json": {
-                        destinationMemberId: string;
-                        /** @description In your source currency; at most its minor-unit decimals */
-                        settlementAmt: number;
-                        /**
-                         * Format: uuid
-                         * @description From GET /v2/settlement-rates: yours, unused, unexpired, for this destination member
-                         */
-                        rateId: string;
-                        /**
-                         * @description When the settlement runs after its creation
-                         * @enum {string}
-                         */
-                        executionInterval: "IMMEDIATE" | "ONE_HOUR" | "TWO_HOURS" | "THREE_HOURS" | "FOUR_HOURS" | "FIVE_HOURS" | "SIX_HOURS";
-                        notes?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Settlement"];
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not allowed in the resource's current state */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INVALID_STATE",
-                         *       "message": "Not allowed in the current state.",
-                         *       "detail": "payoutStatus: PRCD"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "message": "The request body is too large.",
-                         *       "detail": "body: at most 65536 bytes"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "message": "The body must be JSON.",
-                         *       "detail": "content-type: application/json is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A business rule refused the request */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_PREFUND",
-                         *       "message": "Your prefund does not cover this payout.",
-                         *       "detail": "payoutAmt: payoutAmt + transferFee exceeds your available prefund"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createSettlement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3646,125 +432,7 @@ export interface paths {
          * Your corridors for settlements
          * @description Every corridor of yours, active or suspended, with its largest single settlement and the amount in flight on it.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "sourceMemberId": "DEMO_SOURCE_1",
-                         *       "sourceCcy": "USD",
-                         *       "corridors": [
-                         *         {
-                         *           "destinationMemberId": "PARTNER_GH",
-                         *           "destinationCcy": "GHS",
-                         *           "active": false,
-                         *           "maxSettlementAmt": 50000,
-                         *           "inFlightAmt": 0
-                         *         },
-                         *         {
-                         *           "destinationMemberId": "PARTNER_MX",
-                         *           "destinationCcy": "MXN",
-                         *           "active": true,
-                         *           "maxSettlementAmt": 500000,
-                         *           "inFlightAmt": 25000
-                         *         }
-                         *       ]
-                         *     }
-                         */
-                        "application/json": {
-                            sourceMemberId: string;
-                            sourceCcy: string;
-                            corridors: {
-                                destinationMemberId: string;
-                                destinationCcy: string;
-                                /** @description false: suspended; rates and settlements are refused (CORRIDOR_INACTIVE) */
-                                active: boolean;
-                                /** @description The largest single settlement, in sourceCcy */
-                                maxSettlementAmt: number;
-                                /** @description The pendingAmt of the corridor's unfinished settlements (S100 to S400), in sourceCcy */
-                                inFlightAmt: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSettlementContext"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3786,124 +454,7 @@ export interface paths {
          * Cancel a scheduled settlement
          * @description Extension. A settlement still S100_SCHEDULED ends as S500_TERMINATED and never starts; any other status is 409 INVALID_STATE.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    settlementId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Settlement"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not allowed in the resource's current state */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INVALID_STATE",
-                         *       "message": "Not allowed in the current state.",
-                         *       "detail": "payoutStatus: PRCD"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["cancelSettlement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3918,108 +469,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get a settlement */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    settlementId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Settlement"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSettlement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4041,184 +491,7 @@ export interface paths {
          * Sandbox: move a settlement on now
          * @description Runs the settlement's next step now: a scheduled one starts (S200_RECEIVED), a received one is bought (S300_IN_PROGRESS), then the chain transfer, its confirmation and the swap (S400_FIAT_WITHDRAWAL_IN_PROGRESS), then the deposit and its confirmation (S600_COMPLETED). A step that waits (chain confirmations, the deposit) may leave the status as it was. `{"fail": true}` makes that step fail for good (S700_FAILED, source funds returned). A finished settlement is 409 INVALID_STATE.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    settlementId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "fail": true
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description The step fails for good: S700_FAILED */
-                        fail?: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Settlement"];
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not allowed in the resource's current state */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INVALID_STATE",
-                         *       "message": "Not allowed in the current state.",
-                         *       "detail": "payoutStatus: PRCD"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "message": "The request body is too large.",
-                         *       "detail": "body: at most 65536 bytes"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "message": "The body must be JSON.",
-                         *       "detail": "content-type: application/json is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["advanceSandboxSettlement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4238,108 +511,7 @@ export interface paths {
          * Sandbox: end a rate lock now
          * @description The rate lock expires now (a settlement with it is then 422 RATE_EXPIRED). Answers the rate as it now stands.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    rateId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["SettlementRate"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["expireSandboxSettlementRate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4357,134 +529,7 @@ export interface paths {
          * List your events (extension)
          * @description Every status change of your payouts and settlements, oldest first, kept at least 30 days: the same events the webhooks deliver, to reconcile or to catch up after an outage. Page with `after` = the last eventId you have. An event appears here once every transaction that began before it has finished (normally within milliseconds), so that a page never skips one that commits late. An `after` that is not one of your events is 400.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The last eventId you have; leave out to start from the oldest kept event */
-                    after?: string;
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "events": [
-                         *         {
-                         *           "eventId": "7d0b3c1e-5a4f-4b8e-9a51-3f1c2e8d6b40",
-                         *           "type": "payout.status_changed",
-                         *           "timestamp": "2026-11-21T10:00:00.412Z",
-                         *           "data": {
-                         *             "payoutId": "0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20",
-                         *             "sourceMemberPayoutId": "inv-20261121-0042",
-                         *             "payoutStatus": "PRCD",
-                         *             "previousStatus": "PNDG",
-                         *             "eventId": "7d0b3c1e-5a4f-4b8e-9a51-3f1c2e8d6b40",
-                         *             "sequence": 3
-                         *           }
-                         *         }
-                         *       ],
-                         *       "nextAfter": "7d0b3c1e-5a4f-4b8e-9a51-3f1c2e8d6b40"
-                         *     }
-                         */
-                        "application/json": {
-                            events: components["schemas"]["Event"][];
-                            /** @description Pass as `after` for the next page. An empty page keeps it unchanged: ask again later with the same value. */
-                            nextAfter: string | null;
-                        };
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4504,314 +549,13 @@ export interface paths {
          * List your webhook endpoints
          * @description Your endpoints that are not deleted, oldest first, without their secrets.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example [
-                         *       {
-                         *         "webhookEndpointId": "5b0e7c9a-2d41-4f3b-8c6e-1a9d3f7b2e50",
-                         *         "url": "https://hooks.example.com/settlement-payouts",
-                         *         "eventTypes": [
-                         *           "payout.status_changed",
-                         *           "settlement.status_changed"
-                         *         ],
-                         *         "creationTime": "2026-11-21T10:00:00.000Z",
-                         *         "status": "ENABLED",
-                         *         "statusReason": null
-                         *       }
-                         *     ]
-                         */
-                        "application/json": {
-                            /** Format: uuid */
-                            webhookEndpointId: string;
-                            url: string;
-                            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                            /** Format: date-time */
-                            creationTime: string;
-                            /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
-                            status: "ENABLED" | "DISABLED";
-                            /** @description Extension: why the endpoint is disabled */
-                            statusReason: string | null;
-                        }[];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookEndpoints"];
         put?: never;
         /**
          * Register a webhook endpoint
          * @description Events of the chosen types (default all) are posted to `url`, signed as Standard Webhooks specifies (`webhook-id` = the eventId, `webhook-timestamp`, `webhook-signature` = `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` under the secret). A 2xx within 10 s is success; anything else is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h (with jitter), then the delivery fails. 410 Gone disables the endpoint. Delivery is at least once and not in order: drop duplicates by `webhook-id` and stale updates by `data.sequence`. The secret is shown only in this answer.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "url": "https://hooks.example.com/settlement-payouts",
-                     *       "eventTypes": [
-                     *         "payout.status_changed",
-                     *         "settlement.status_changed"
-                     *       ]
-                     *     }
-                     */
-                    "application/json": {
-                        /** @description https (production refuses addresses in private, loopback and link-local ranges); sandbox also accepts http to localhost */
-                        url: string;
-                        /** @description The event types to receive; default all */
-                        eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "webhookEndpointId": "5b0e7c9a-2d41-4f3b-8c6e-1a9d3f7b2e50",
-                         *       "url": "https://hooks.example.com/settlement-payouts",
-                         *       "eventTypes": [
-                         *         "payout.status_changed",
-                         *         "settlement.status_changed"
-                         *       ],
-                         *       "creationTime": "2026-11-21T10:00:00.000Z",
-                         *       "status": "ENABLED",
-                         *       "statusReason": null,
-                         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8YOzC5j0R3c="
-                         *     }
-                         */
-                        "application/json": {
-                            /** Format: uuid */
-                            webhookEndpointId: string;
-                            url: string;
-                            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                            /** Format: date-time */
-                            creationTime: string;
-                            /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
-                            status: "ENABLED" | "DISABLED";
-                            /** @description Extension: why the endpoint is disabled */
-                            statusReason: string | null;
-                            /** @description `whsec_` + base64 of 32 random bytes. Shown only in this answer; store it now */
-                            secret: string;
-                        };
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Not allowed in the resource's current state */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INVALID_STATE",
-                         *       "message": "Not allowed in the current state.",
-                         *       "detail": "payoutStatus: PRCD"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "message": "The request body is too large.",
-                         *       "detail": "body: at most 65536 bytes"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "message": "The body must be JSON.",
-                         *       "detail": "content-type: application/json is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4829,270 +573,14 @@ export interface paths {
          * Get a webhook endpoint (extension)
          * @description One of your endpoints, without its secret; a deleted one, or another member's, is 404.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    webhookEndpointId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "webhookEndpointId": "5b0e7c9a-2d41-4f3b-8c6e-1a9d3f7b2e50",
-                         *       "url": "https://hooks.example.com/settlement-payouts",
-                         *       "eventTypes": [
-                         *         "payout.status_changed",
-                         *         "settlement.status_changed"
-                         *       ],
-                         *       "creationTime": "2026-11-21T10:00:00.000Z",
-                         *       "status": "ENABLED",
-                         *       "statusReason": null
-                         *     }
-                         */
-                        "application/json": {
-                            /** Format: uuid */
-                            webhookEndpointId: string;
-                            url: string;
-                            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                            /** Format: date-time */
-                            creationTime: string;
-                            /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
-                            status: "ENABLED" | "DISABLED";
-                            /** @description Extension: why the endpoint is disabled */
-                            statusReason: string | null;
-                        };
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook endpoint
          * @description It receives nothing more; deliveries still pending for it end without another attempt.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    webhookEndpointId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Deleted */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "NOT_FOUND",
-                         *       "message": "No such resource.",
-                         *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
         patch?: never;
@@ -5111,170 +599,7 @@ export interface paths {
          * Sandbox: credit or debit your prefund
          * @description Credits (or, with a negative amount, debits) the caller's prefund at a destination member; never below what is reserved.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    /**
-                     * @example {
-                     *       "destinationMemberId": "PARTNER_MX",
-                     *       "currency": "MXN",
-                     *       "amount": 250000
-                     *     }
-                     */
-                    "application/json": {
-                        destinationMemberId: string;
-                        currency: string;
-                        /** @description Positive credits, negative debits */
-                        amount: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DestinationMember"];
-                    };
-                };
-                /** @description The request does not match the schema (VALIDATION_ERROR) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "VALIDATION_ERROR",
-                         *       "message": "The request is not valid.",
-                         *       "detail": "payoutAmt: must be a number"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNAUTHORIZED",
-                         *       "message": "A valid bearer token is required.",
-                         *       "detail": "Authorization: the token has expired"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_SCOPE",
-                         *       "message": "This operation needs the \"payouts\" scope.",
-                         *       "detail": "scope: \"payouts\" is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "PAYLOAD_TOO_LARGE",
-                         *       "message": "The request body is too large.",
-                         *       "detail": "body: at most 65536 bytes"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "UNSUPPORTED_MEDIA_TYPE",
-                         *       "message": "The body must be JSON.",
-                         *       "detail": "content-type: application/json is required"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description A business rule refused the request */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INSUFFICIENT_PREFUND",
-                         *       "message": "Your prefund does not cover this payout.",
-                         *       "detail": "payoutAmt: payoutAmt + transferFee exceeds your available prefund"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "RATE_LIMITED",
-                         *       "message": "Too many requests for this client.",
-                         *       "detail": "limit: 1200 requests per minute"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unexpected failure (INTERNAL_ERROR) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "code": "INTERNAL_ERROR",
-                         *       "message": "Something went wrong on our side.",
-                         *       "detail": "requestId: req-6f1d4c1a"
-                         *     }
-                         */
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["adjustSandboxPrefund"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5293,11 +618,8 @@ export interface components {
          *     }
          */
         Error: {
-            /**
-             * @description Machine-readable error code
-             * @enum {string}
-             */
-            code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "NOT_FOUND" | "INVALID_STATE" | "DUPLICATE_SOURCE_MEMBER_PAYOUT_ID" | "REQUEST_IN_PROGRESS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PAYOUT_PROVIDER" | "UNSUPPORTED_CURRENCY" | "UNSUPPORTED_PAYOUT_METHOD" | "LIMIT_EXCEEDED" | "INSUFFICIENT_PREFUND" | "UNKNOWN_DESTINATION_MEMBER" | "CORRIDOR_INACTIVE" | "RATE_NOT_FOUND" | "RATE_EXPIRED" | "RATE_ALREADY_USED" | "RATE_MISMATCH" | "AMOUNT_ABOVE_CORRIDOR_MAX" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+            /** @description Machine-readable error code. New codes may be added: handle unknown ones by the HTTP status. Known codes: VALIDATION_ERROR, UNAUTHORIZED, INSUFFICIENT_SCOPE, NOT_FOUND, INVALID_STATE, DUPLICATE_SOURCE_MEMBER_PAYOUT_ID, REQUEST_IN_PROGRESS, IDEMPOTENCY_KEY_REUSED, UNKNOWN_PAYOUT_PROVIDER, UNSUPPORTED_CURRENCY, UNSUPPORTED_PAYOUT_METHOD, LIMIT_EXCEEDED, INSUFFICIENT_PREFUND, UNKNOWN_DESTINATION_MEMBER, CORRIDOR_INACTIVE, RATE_NOT_FOUND, RATE_EXPIRED, RATE_ALREADY_USED, RATE_MISMATCH, AMOUNT_ABOVE_CORRIDOR_MAX, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE. */
+            code: string;
             /** @description A sentence for people */
             message: string;
             /** @description The offending field path and rule, or more about the cause */
@@ -5735,8 +1057,5720 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request id: yours when you sent 1 to 128 printable ASCII characters, else a new UUID. Quote it when you contact us. */
+        "X-Request-Id": string;
+        /** @description Requests allowed per minute for this client */
+        "X-RateLimit-Limit": number;
+        /** @description Requests left in the current minute */
+        "X-RateLimit-Remaining": number;
+        /** @description Seconds until the current minute ends */
+        "X-RateLimit-Reset": number;
+        /** @description Seconds to wait before trying again */
+        "Retry-After": number;
+        /** @description The path of the created resource */
+        Location: string;
+        /** @description Present (`true`) when this answer replays the original answer to an earlier identical request */
+        "Idempotent-Replayed": "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The service is not available right now.",
+                     *       "detail": "starting or shutting down"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAccessToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "scope": "payouts settlements"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    grant_type: "client_credentials";
+                    /** @description Space-separated scopes: payouts, settlements, member */
+                    scope: string;
+                    /** @description Only when not sent with HTTP Basic (RFC 6749 section 2.3.1) */
+                    client_id?: string;
+                    /** @description Only when not sent with HTTP Basic */
+                    client_secret?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsImtpZCI6IjFhMmIzYzRkIiwidHlwIjoiYXQrand0In0.eyJzdWIiOiJERU1PX1NPVVJDRV8xIn0.c2lnbmF0dXJl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 300,
+                     *       "Scope": "payouts settlements",
+                     *       "scope": "payouts settlements"
+                     *     }
+                     */
+                    "application/json": {
+                        access_token: string;
+                        /** @enum {string} */
+                        token_type: "Bearer";
+                        /**
+                         * Format: int32
+                         * @description Lifetime in seconds
+                         */
+                        expires_in: number;
+                        /** @description Granted scopes, as the service description spells the key */
+                        Scope: string;
+                        /** @description Granted scopes, as RFC 6749 spells the key */
+                        scope: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_scope",
+                     *       "error_description": "scope \"admin\" is not allowed to this client"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
+                        error_description: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_scope",
+                     *       "error_description": "scope \"admin\" is not allowed to this client"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
+                        error_description: string;
+                    };
+                };
+            };
+            /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is too large.",
+                     *       "detail": "body: at most 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSourceOfFundsCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "DONATIONS",
+                     *         "description": "Donations received"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CodeListEntry"][];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPurposeCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "CONSTRUCTION",
+                     *         "description": "Construction work or materials"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CodeListEntry"][];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRelationshipCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "code": "FAMILY",
+                     *         "description": "Family member"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CodeListEntry"][];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOAuthClients: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "clientId": "demo-source-1-3f9a0c2b1d4e",
+                     *         "name": "payouts backend",
+                     *         "allowedScopes": [
+                     *           "payouts"
+                     *         ],
+                     *         "createdAt": "2026-11-21T10:00:00.000Z",
+                     *         "rotatedAt": null,
+                     *         "revokedAt": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        clientId: string;
+                        name: string;
+                        allowedScopes: ("payouts" | "settlements" | "member")[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        rotatedAt: string | null;
+                        revokedAt: string | null;
+                    }[];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "payouts backend",
+                 *       "scopes": [
+                 *         "payouts"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description A label for your own records */
+                    name?: string;
+                    /** @description Scopes the client may ask for; default all three */
+                    scopes?: ("payouts" | "settlements" | "member")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "demo-source-1-3f9a0c2b1d4e",
+                     *       "name": "payouts backend",
+                     *       "allowedScopes": [
+                     *         "payouts"
+                     *       ],
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "rotatedAt": null,
+                     *       "revokedAt": null,
+                     *       "clientSecret": "cs_Q2hhbmdlIG1lIHRvIGEgcmFuZG9tIHNlY3JldCBub3c"
+                     *     }
+                     */
+                    "application/json": {
+                        clientId: string;
+                        name: string;
+                        allowedScopes: ("payouts" | "settlements" | "member")[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        rotatedAt: string | null;
+                        revokedAt: string | null;
+                        /** @description Shown only in this answer; store it now */
+                        clientSecret: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is too large.",
+                     *       "detail": "body: at most 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body must be JSON.",
+                     *       "detail": "content-type: application/json is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateOAuthClientSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "clientId": "demo-source-1-3f9a0c2b1d4e",
+                     *       "name": "payouts backend",
+                     *       "allowedScopes": [
+                     *         "payouts"
+                     *       ],
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "rotatedAt": null,
+                     *       "revokedAt": null,
+                     *       "clientSecret": "cs_Q2hhbmdlIG1lIHRvIGEgcmFuZG9tIHNlY3JldCBub3c"
+                     *     }
+                     */
+                    "application/json": {
+                        clientId: string;
+                        name: string;
+                        allowedScopes: ("payouts" | "settlements" | "member")[];
+                        /** Format: date-time */
+                        createdAt: string;
+                        rotatedAt: string | null;
+                        revokedAt: string | null;
+                        /** @description Shown only in this answer; store it now */
+                        clientSecret: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed in the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INVALID_STATE",
+                     *       "message": "Not allowed in the current state.",
+                     *       "detail": "payoutStatus: PRCD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeOAuthClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPayoutProviders: {
+        parameters: {
+            query?: {
+                /** @description ISO 3166-1 alpha-2; only that country */
+                countryCode?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "payoutProviderId": "MX_SPEI",
+                     *         "name": "SPEI bank transfer (Mexico)",
+                     *         "countryCode": "MX",
+                     *         "destinationMemberId": "PARTNER_MX",
+                     *         "currencies": [
+                     *           "MXN"
+                     *         ],
+                     *         "payoutMethods": [
+                     *           "BANK_ACCOUNT"
+                     *         ],
+                     *         "segments": [
+                     *           "C2C",
+                     *           "B2B"
+                     *         ]
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        payoutProviderId: string;
+                        name: string;
+                        countryCode: string;
+                        destinationMemberId: string;
+                        currencies: string[];
+                        payoutMethods: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
+                        segments: ("C2C" | "B2B")[];
+                    }[];
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPayoutProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payoutProviderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payoutProviderId": "MX_SPEI",
+                     *       "name": "SPEI bank transfer (Mexico)",
+                     *       "countryCode": "MX",
+                     *       "destinationMemberId": "PARTNER_MX",
+                     *       "currencies": [
+                     *         "MXN"
+                     *       ],
+                     *       "payoutMethods": [
+                     *         "BANK_ACCOUNT"
+                     *       ],
+                     *       "segments": [
+                     *         "C2C",
+                     *         "B2B"
+                     *       ],
+                     *       "limits": [
+                     *         {
+                     *           "currency": "MXN",
+                     *           "minimumLimit": 10,
+                     *           "maximumLimit": 500000
+                     *         }
+                     *       ],
+                     *       "fees": [
+                     *         {
+                     *           "currency": "MXN",
+                     *           "fixedFee": 15,
+                     *           "percentageFee": 0.5
+                     *         }
+                     *       ],
+                     *       "fields": [
+                     *         {
+                     *           "name": "beneficiary.accountNumber",
+                     *           "type": "string",
+                     *           "required": true,
+                     *           "pattern": "^[0-9]{18}$",
+                     *           "format": "clabe",
+                     *           "description": "CLABE: 18 digits (bank, branch, account) ending in a weighted (3, 7, 1) check digit",
+                     *           "example": "032180000118359719"
+                     *         },
+                     *         {
+                     *           "name": "beneficiary.accountName",
+                     *           "type": "string",
+                     *           "required": false,
+                     *           "maxLength": 100,
+                     *           "description": "Name on the account, when it differs from the beneficiary name",
+                     *           "example": "Maria Lopez Garcia"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        payoutProviderId: string;
+                        name: string;
+                        countryCode: string;
+                        destinationMemberId: string;
+                        currencies: string[];
+                        payoutMethods: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
+                        segments: ("C2C" | "B2B")[];
+                        limits: {
+                            currency: string;
+                            minimumLimit: number;
+                            maximumLimit: number;
+                        }[];
+                        /** @description transferFee = fixedFee + payoutAmt * percentageFee / 100, rounded half-up to the currency minor unit */
+                        fees: {
+                            currency: string;
+                            fixedFee: number;
+                            /** @description Percent of payoutAmt */
+                            percentageFee: number;
+                        }[];
+                        fields: {
+                            /** @description Dotted path in the payout creation request */
+                            name: string;
+                            /** @enum {string} */
+                            type: "string";
+                            required: boolean;
+                            pattern?: string;
+                            /** Format: int32 */
+                            minLength?: number;
+                            /** Format: int32 */
+                            maxLength?: number;
+                            enum?: string[];
+                            /**
+                             * @description A named check beyond the pattern, e.g. a check digit
+                             * @enum {string}
+                             */
+                            format?: "date" | "email" | "clabe" | "cpf" | "cnpj" | "cpf-or-cnpj" | "pix-key" | "nuban" | "ifsc";
+                            /** @description The rule applies to these methods only */
+                            payoutMethods?: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
+                            description: string;
+                            /** @description A value that satisfies the rule */
+                            example: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPayoutLimits: {
+        parameters: {
+            query?: {
+                countryCode?: string;
+                payoutProviderId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "payoutProviderId": "MX_SPEI",
+                     *         "currency": "MXN",
+                     *         "minimumLimit": 10,
+                     *         "maximumLimit": 500000
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        /** @description Extension: the provider the limit belongs to */
+                        payoutProviderId: string;
+                        currency: string;
+                        minimumLimit: number;
+                        maximumLimit: number;
+                    }[];
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPayouts: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number */
+                page?: number;
+                /** @description Payouts per page */
+                size?: number;
+                sortField?: "sourceMemberPayoutId" | "payoutId" | "creationTime" | "completionTime" | "senderName" | "senderCountry" | "beneficiaryName" | "beneficiaryCountry" | "payoutProviderId" | "payoutStatus";
+                /** @description asc or desc, in any case */
+                sortDirection?: string;
+                /** @description Exact match */
+                sourceMemberPayoutId?: string;
+                /** @description Exact match (UUID) */
+                payoutId?: string;
+                /** @description Created on this day (YYYY-MM-DD, a UTC day) */
+                creationTime?: string;
+                /** @description Completed on this day (YYYY-MM-DD, a UTC day) */
+                completionTime?: string;
+                /** @description Any part of the sender's full name, case-insensitive */
+                senderName?: string;
+                /** @description ISO 3166-1 alpha-2, any case */
+                senderCountry?: string;
+                /** @description Any part of the beneficiary's full name, case-insensitive */
+                beneficiaryName?: string;
+                /** @description ISO 3166-1 alpha-2 (any case) or ISO 3166-1 numeric (484 = MX; 76 and 076 = BR); an unknown numeric code matches nothing */
+                beneficiaryCountry?: string;
+                /** @description Exact match */
+                payoutProviderId?: string;
+                payoutStatus?: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payouts": [
+                     *         {
+                     *           "payoutId": "5b0e6f1c-9a4e-4b7e-8d53-2f0c1a9e7d21",
+                     *           "sourceMemberPayoutId": "INV-2026-0001",
+                     *           "payoutStatus": "PRCD",
+                     *           "destinationCcy": "MXN",
+                     *           "payoutAmt": 1500.5,
+                     *           "transferFee": 22.5,
+                     *           "expiryTime": "2026-11-22T10:00:00.000Z",
+                     *           "payoutProviderId": "MX_SPEI",
+                     *           "segment": "C2C",
+                     *           "payoutMethod": "BANK_ACCOUNT",
+                     *           "sender": {
+                     *             "firstName": "John",
+                     *             "lastName": "Smith",
+                     *             "countryCode": "US",
+                     *             "entityType": "INDIVIDUAL"
+                     *           },
+                     *           "beneficiary": {
+                     *             "firstName": "Maria",
+                     *             "lastName": "Lopez",
+                     *             "countryCode": "MX",
+                     *             "accountNumber": "032180000118359719",
+                     *             "entityType": "INDIVIDUAL"
+                     *           },
+                     *           "complianceInfo": {
+                     *             "sourceOfFunds": "SALARY",
+                     *             "purpose": "FAMILY_MAINTENANCE",
+                     *             "relationship": "FAMILY"
+                     *           },
+                     *           "creationTime": "2026-11-21T10:00:00.000Z",
+                     *           "initiateTime": "2026-11-21T10:00:05.000Z",
+                     *           "completionTime": "2026-11-21T10:00:05.120Z"
+                     *         }
+                     *       ],
+                     *       "page": 0,
+                     *       "size": 10,
+                     *       "totalPages": 1,
+                     *       "totalRecords": 1
+                     *     }
+                     */
+                    "application/json": {
+                        payouts: components["schemas"]["Payout"][];
+                        /** Format: int32 */
+                        page: number;
+                        /** Format: int32 */
+                        size: number;
+                        /**
+                         * Format: int32
+                         * @description ceil(totalRecords / size)
+                         */
+                        totalPages: number;
+                        /**
+                         * Format: int32
+                         * @description Payouts matching the filters, on all pages
+                         */
+                        totalRecords: number;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sourceMemberPayoutId": "INV-2026-0001",
+                 *       "payoutProviderId": "MX_SPEI",
+                 *       "payoutMethod": "BANK_ACCOUNT",
+                 *       "segment": "C2C",
+                 *       "destinationCcy": "MXN",
+                 *       "payoutAmt": 1500.5,
+                 *       "sender": {
+                 *         "firstName": "John",
+                 *         "lastName": "Smith",
+                 *         "countryCode": "US"
+                 *       },
+                 *       "beneficiary": {
+                 *         "firstName": "Maria",
+                 *         "lastName": "Lopez",
+                 *         "countryCode": "MX",
+                 *         "accountNumber": "032180000118359719"
+                 *       },
+                 *       "complianceInfo": {
+                 *         "sourceOfFunds": "SALARY",
+                 *         "purpose": "FAMILY_MAINTENANCE",
+                 *         "relationship": "FAMILY"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    sender: components["schemas"]["Sender"];
+                    beneficiary: components["schemas"]["Beneficiary"];
+                    complianceInfo?: components["schemas"]["ComplianceInfo"];
+                    /** @description Your own id; unique per member; makes creation idempotent */
+                    sourceMemberPayoutId: string;
+                    destinationCcy: string;
+                    /** @description In destinationCcy; at most its ISO 4217 minor digits */
+                    payoutAmt: number;
+                    payoutProviderId: string;
+                    /**
+                     * @description Default: the provider's only method
+                     * @enum {string}
+                     */
+                    payoutMethod?: "BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET";
+                    /**
+                     * @description Default: C2C
+                     * @enum {string}
+                     */
+                    segment?: "C2C" | "B2B";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payoutId": "5b0e6f1c-9a4e-4b7e-8d53-2f0c1a9e7d21",
+                     *       "sourceMemberPayoutId": "INV-2026-0001",
+                     *       "payoutStatus": "ACCP",
+                     *       "destinationCcy": "MXN",
+                     *       "payoutAmt": 1500.5,
+                     *       "transferFee": 22.5,
+                     *       "expiryTime": "2026-11-22T10:00:00.000Z",
+                     *       "beneficiaryName": "Maria Lopez",
+                     *       "links": {
+                     *         "process": "/v2/payouts/5b0e6f1c-9a4e-4b7e-8d53-2f0c1a9e7d21/process",
+                     *         "status": "/v2/payouts/5b0e6f1c-9a4e-4b7e-8d53-2f0c1a9e7d21/status",
+                     *         "details": "/v2/payouts/5b0e6f1c-9a4e-4b7e-8d53-2f0c1a9e7d21"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        payoutId: string;
+                        sourceMemberPayoutId: string;
+                        /** @enum {string} */
+                        payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+                        destinationCcy: string;
+                        payoutAmt: number;
+                        transferFee: number;
+                        /** Format: date-time */
+                        expiryTime: string;
+                        beneficiaryName: string;
+                        links: {
+                            process: string;
+                            status: string;
+                            details: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed in the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INVALID_STATE",
+                     *       "message": "Not allowed in the current state.",
+                     *       "detail": "payoutStatus: PRCD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is too large.",
+                     *       "detail": "body: at most 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body must be JSON.",
+                     *       "detail": "content-type: application/json is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A business rule refused the request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_PREFUND",
+                     *       "message": "Your prefund does not cover this payout.",
+                     *       "detail": "payoutAmt: payoutAmt + transferFee exceeds your available prefund"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPayoutStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payoutStatus": "PNDG",
+                     *       "cashoutStatus": "READY_FOR_PICKUP"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+                        /** @enum {string} */
+                        payoutCancellationStatus?: "ACCP" | "PNDG" | "PRCD" | "RJCT";
+                        cashoutStatus?: string;
+                        rejectReason?: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    processPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+                        cashoutStatus?: string;
+                        rejectReason?: string;
+                    };
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed in the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INVALID_STATE",
+                     *       "message": "Not allowed in the current state.",
+                     *       "detail": "payoutStatus: PRCD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The service is not available right now.",
+                     *       "detail": "starting or shutting down"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "cancellationReason": "Customer request"
+                 *     }
+                 */
+                "application/json": {
+                    cancellationReason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payoutStatus": "ACCP",
+                     *       "payoutCancellationStatus": "PNDG"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+                        /** @enum {string} */
+                        payoutCancellationStatus: "ACCP" | "PNDG" | "PRCD" | "RJCT";
+                    };
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed in the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INVALID_STATE",
+                     *       "message": "Not allowed in the current state.",
+                     *       "detail": "payoutStatus: PRCD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is too large.",
+                     *       "detail": "body: at most 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body must be JSON.",
+                     *       "detail": "content-type: application/json is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    simulatePayoutReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payoutStatus": "PRCD",
+                 *       "cashoutStatus": "PAID"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    payoutStatus: "PRCD" | "RJCT" | "FAIL" | "RVSD" | "EXPD";
+                    rejectReason?: string;
+                    cashoutStatus?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed in the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INVALID_STATE",
+                     *       "message": "Not allowed in the current state.",
+                     *       "detail": "payoutStatus: PRCD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is too large.",
+                     *       "detail": "body: at most 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body must be JSON.",
+                     *       "detail": "content-type: application/json is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDestinationMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "memberId": "PARTNER_MX",
+                     *         "name": "Pagos Rápidos México",
+                     *         "countryCode": "MX",
+                     *         "supportedCcyList": [
+                     *           "MXN"
+                     *         ],
+                     *         "prefundBalance": [
+                     *           {
+                     *             "currency": "MXN",
+                     *             "balance": 5000000,
+                     *             "availableBalance": 4998985
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["DestinationMember"][];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    lockSettlementRate: {
+        parameters: {
+            query: {
+                destinationMemberId: string;
+                /** @description Required when the destination member settles in more than one currency */
+                destinationCcy?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementRate"];
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A business rule refused the request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_PREFUND",
+                     *       "message": "Your prefund does not cover this payout.",
+                     *       "detail": "payoutAmt: payoutAmt + transferFee exceeds your available prefund"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The service is not available right now.",
+                     *       "detail": "starting or shutting down"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSettlements: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number */
+                page?: number;
+                /** @description Settlements per page */
+                size?: number;
+                /** @description ASC or DESC, in any case */
+                sortDirection?: string;
+                sortField?: "settlementAmt" | "completionTime" | "settlementAmtReceived" | "destinationMemberId" | "rate" | "settlementStatus" | "settlementId" | "creationTime" | "destinationCcy";
+                /** @description Exact match */
+                destinationMemberId?: string;
+                /** @description S100..S400 are unfinished; S500, S600 and S700 are final */
+                settlementStatus?: "S100_SCHEDULED" | "S200_RECEIVED" | "S300_IN_PROGRESS" | "S400_FIAT_WITHDRAWAL_IN_PROGRESS" | "S500_TERMINATED" | "S600_COMPLETED" | "S700_FAILED";
+                /** @description Only settlements created strictly after this instant (RFC 3339) */
+                createdAfter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "settlements": [
+                     *         {
+                     *           "settlementId": "9a3c2b1d-4e5f-4a6b-8c7d-0e1f2a3b4c5d",
+                     *           "settlementStatus": "S200_RECEIVED",
+                     *           "settlementAmt": 25000,
+                     *           "pendingAmt": 25000,
+                     *           "rate": 16.967039,
+                     *           "settlementAmtReceived": null,
+                     *           "sourceCcy": "USD",
+                     *           "destinationCcy": "MXN",
+                     *           "sourceMemberId": "DEMO_SOURCE_1",
+                     *           "destinationMemberId": "PARTNER_MX",
+                     *           "notes": "November top-up",
+                     *           "creationTime": "2026-11-22T10:00:00.000Z",
+                     *           "completionTime": null,
+                     *           "dueDate": "2026-11-22T10:00:00.000Z",
+                     *           "executionInterval": "IMMEDIATE",
+                     *           "rateId": "3b0f6c1e-5d7a-4e2b-9c8d-1a2b3c4d5e6f"
+                     *         }
+                     *       ],
+                     *       "page": 0,
+                     *       "size": 10,
+                     *       "totalPages": 1,
+                     *       "totalRecords": 1
+                     *     }
+                     */
+                    "application/json": {
+                        settlements: components["schemas"]["Settlement"][];
+                        /** Format: int32 */
+                        page: number;
+                        /** Format: int32 */
+                        size: number;
+                        /**
+                         * Format: int32
+                         * @description ceil(totalRecords / size)
+                         */
+                        totalPages: number;
+                        /**
+                         * Format: int32
+                         * @description Settlements matching the filters, on all pages
+                         */
+                        totalRecords: number;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSettlement: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same request within 24 h answers the first answer again (header `Idempotent-Replayed: true`); with another request 422 IDEMPOTENCY_KEY_REUSED; while the first is running 409 REQUEST_IN_PROGRESS. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "destinationMemberId": "PARTNER_MX",
+                 *       "settlementAmt": 25000,
+                 *       "rateId": "3b0f6c1e-5d7a-4e2b-9c8d-1a2b3c4d5e6f",
+                 *       "executionInterval": "IMMEDIATE",
+                 *       "notes": "November top-up"
+                 *     }
+                 */
+                "application/json": {
+                    destinationMemberId: string;
+                    /** @description In your source currency; at most its minor-unit decimals */
+                    settlementAmt: number;
+                    /**
+                     * Format: uuid
+                     * @description From GET /v2/settlement-rates: yours, unused, unexpired, for this destination member
+                     */
+                    rateId: string;
+                    /**
+                     * @description When the settlement runs after its creation
+                     * @enum {string}
+                     */
+                    executionInterval: "IMMEDIATE" | "ONE_HOUR" | "TWO_HOURS" | "THREE_HOURS" | "FOUR_HOURS" | "FIVE_HOURS" | "SIX_HOURS";
+                    notes?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settlement"];
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed in the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INVALID_STATE",
+                     *       "message": "Not allowed in the current state.",
+                     *       "detail": "payoutStatus: PRCD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is too large.",
+                     *       "detail": "body: at most 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body must be JSON.",
+                     *       "detail": "content-type: application/json is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A business rule refused the request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_PREFUND",
+                     *       "message": "Your prefund does not cover this payout.",
+                     *       "detail": "payoutAmt: payoutAmt + transferFee exceeds your available prefund"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettlementContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sourceMemberId": "DEMO_SOURCE_1",
+                     *       "sourceCcy": "USD",
+                     *       "corridors": [
+                     *         {
+                     *           "destinationMemberId": "PARTNER_GH",
+                     *           "destinationCcy": "GHS",
+                     *           "active": false,
+                     *           "maxSettlementAmt": 50000,
+                     *           "inFlightAmt": 0
+                     *         },
+                     *         {
+                     *           "destinationMemberId": "PARTNER_MX",
+                     *           "destinationCcy": "MXN",
+                     *           "active": true,
+                     *           "maxSettlementAmt": 500000,
+                     *           "inFlightAmt": 25000
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        sourceMemberId: string;
+                        sourceCcy: string;
+                        corridors: {
+                            destinationMemberId: string;
+                            destinationCcy: string;
+                            /** @description false: suspended; rates and settlements are refused (CORRIDOR_INACTIVE) */
+                            active: boolean;
+                            /** @description The largest single settlement, in sourceCcy */
+                            maxSettlementAmt: number;
+                            /** @description The pendingAmt of the corridor's unfinished settlements (S100 to S400), in sourceCcy */
+                            inFlightAmt: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelSettlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                settlementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settlement"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed in the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INVALID_STATE",
+                     *       "message": "Not allowed in the current state.",
+                     *       "detail": "payoutStatus: PRCD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                settlementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settlement"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    advanceSandboxSettlement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                settlementId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "fail": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The step fails for good: S700_FAILED */
+                    fail?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settlement"];
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed in the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INVALID_STATE",
+                     *       "message": "Not allowed in the current state.",
+                     *       "detail": "payoutStatus: PRCD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is too large.",
+                     *       "detail": "body: at most 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body must be JSON.",
+                     *       "detail": "content-type: application/json is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    expireSandboxSettlementRate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                rateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementRate"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description The last eventId you have; leave out to start from the oldest kept event */
+                after?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "eventId": "7d0b3c1e-5a4f-4b8e-9a51-3f1c2e8d6b40",
+                     *           "type": "payout.status_changed",
+                     *           "timestamp": "2026-11-21T10:00:00.412Z",
+                     *           "data": {
+                     *             "payoutId": "0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20",
+                     *             "sourceMemberPayoutId": "inv-20261121-0042",
+                     *             "payoutStatus": "PRCD",
+                     *             "previousStatus": "PNDG",
+                     *             "eventId": "7d0b3c1e-5a4f-4b8e-9a51-3f1c2e8d6b40",
+                     *             "sequence": 3
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextAfter": "7d0b3c1e-5a4f-4b8e-9a51-3f1c2e8d6b40"
+                     *     }
+                     */
+                    "application/json": {
+                        events: components["schemas"]["Event"][];
+                        /** @description Pass as `after` for the next page. An empty page keeps it unchanged: ask again later with the same value. */
+                        nextAfter: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "webhookEndpointId": "5b0e7c9a-2d41-4f3b-8c6e-1a9d3f7b2e50",
+                     *         "url": "https://hooks.example.com/settlement-payouts",
+                     *         "eventTypes": [
+                     *           "payout.status_changed",
+                     *           "settlement.status_changed"
+                     *         ],
+                     *         "creationTime": "2026-11-21T10:00:00.000Z",
+                     *         "status": "ENABLED",
+                     *         "statusReason": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        webhookEndpointId: string;
+                        url: string;
+                        eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+                        /** Format: date-time */
+                        creationTime: string;
+                        /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
+                        status: "ENABLED" | "DISABLED";
+                        /** @description Extension: why the endpoint is disabled */
+                        statusReason: string | null;
+                    }[];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/settlement-payouts",
+                 *       "eventTypes": [
+                 *         "payout.status_changed",
+                 *         "settlement.status_changed"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description https (production refuses addresses in private, loopback and link-local ranges); sandbox also accepts http to localhost */
+                    url: string;
+                    /** @description The event types to receive; default all */
+                    eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookEndpointId": "5b0e7c9a-2d41-4f3b-8c6e-1a9d3f7b2e50",
+                     *       "url": "https://hooks.example.com/settlement-payouts",
+                     *       "eventTypes": [
+                     *         "payout.status_changed",
+                     *         "settlement.status_changed"
+                     *       ],
+                     *       "creationTime": "2026-11-21T10:00:00.000Z",
+                     *       "status": "ENABLED",
+                     *       "statusReason": null,
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8YOzC5j0R3c="
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        webhookEndpointId: string;
+                        url: string;
+                        eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+                        /** Format: date-time */
+                        creationTime: string;
+                        /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
+                        status: "ENABLED" | "DISABLED";
+                        /** @description Extension: why the endpoint is disabled */
+                        statusReason: string | null;
+                        /** @description `whsec_` + base64 of 32 random bytes. Shown only in this answer; store it now */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed in the resource's current state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INVALID_STATE",
+                     *       "message": "Not allowed in the current state.",
+                     *       "detail": "payoutStatus: PRCD"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is too large.",
+                     *       "detail": "body: at most 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body must be JSON.",
+                     *       "detail": "content-type: application/json is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookEndpointId": "5b0e7c9a-2d41-4f3b-8c6e-1a9d3f7b2e50",
+                     *       "url": "https://hooks.example.com/settlement-payouts",
+                     *       "eventTypes": [
+                     *         "payout.status_changed",
+                     *         "settlement.status_changed"
+                     *       ],
+                     *       "creationTime": "2026-11-21T10:00:00.000Z",
+                     *       "status": "ENABLED",
+                     *       "statusReason": null
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        webhookEndpointId: string;
+                        url: string;
+                        eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+                        /** Format: date-time */
+                        creationTime: string;
+                        /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
+                        status: "ENABLED" | "DISABLED";
+                        /** @description Extension: why the endpoint is disabled */
+                        statusReason: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookEndpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adjustSandboxPrefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "destinationMemberId": "PARTNER_MX",
+                 *       "currency": "MXN",
+                 *       "amount": 250000
+                 *     }
+                 */
+                "application/json": {
+                    destinationMemberId: string;
+                    currency: string;
+                    /** @description Positive credits, negative debits */
+                    amount: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DestinationMember"];
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 64 KiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "message": "The request body is too large.",
+                     *       "detail": "body: at most 65536 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "message": "The body must be JSON.",
+                     *       "detail": "content-type: application/json is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A business rule refused the request */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_PREFUND",
+                     *       "message": "Your prefund does not cover this payout.",
+                     *       "detail": "payoutAmt: payoutAmt + transferFee exceeds your available prefund"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

@@ -69,6 +69,7 @@ export async function tokenRoutes(app: FastifyInstance, opts: { tokens: TokenSer
           'body (not both). The token is a signed JWT valid for `expires_in` seconds (300); ask for a new one before it ' +
           'expires. Errors follow RFC 6749 section 5.2.',
         tags: ['Authentication'],
+        security: [{ clientBasic: [] }],
         consumes: ['application/x-www-form-urlencoded'],
         body: TokenRequestBody,
         response: { 200: TokenResponse, 400: OAuthErrorBody, 401: OAuthErrorBody, ...errorResponses(413, 429, 500) },

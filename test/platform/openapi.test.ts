@@ -76,7 +76,8 @@ test('every route is documented with its scope, and no undocumented route is ser
   assert.deepEqual(documented, ROUTES.map(([m, p]) => `${m} ${p}`).sort());
   for (const [method, path, scope] of ROUTES) {
     const operation = doc.paths[path]![method]!;
-    if (scope === null) assert.equal(operation.security, undefined, `${method} ${path}`);
+    if (path === '/oauth2/token') assert.deepEqual(operation.security, [{ clientBasic: [] }], 'the token endpoint takes client authentication');
+    else if (scope === null) assert.equal(operation.security, undefined, `${method} ${path}`);
     else assert.deepEqual(operation.security, [{ oauth2: [scope] }], `${method} ${path}`);
   }
 });

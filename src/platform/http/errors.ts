@@ -2,7 +2,6 @@
 // services return their expected failures as values; routes turn them into ApiError through a
 // table per domain, and the single error handler in plugins.ts writes every failure.
 import { Type, type Static } from 'typebox';
-import { StringEnum } from '../schema.ts';
 
 /** Every contract error code with its HTTP status. */
 export const ERROR_STATUS = {
@@ -38,7 +37,14 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 export const ErrorBody = Type.Object(
   {
-    code: StringEnum(ERROR_CODES, { description: 'Machine-readable error code' }),
+    // An open set: a new code may be added in a minor version, so clients must accept codes they
+    // do not know (and treat them by HTTP status). The known ones are listed in x-extensible-enum.
+    code: Type.String({
+      maxLength: 64,
+      pattern: '^[A-Z][A-Z0-9_]*$',
+      description: `Machine-readable error code. New codes may be added: handle unknown ones by the HTTP status. Known codes: ${ERROR_CODES.join(', ')}.`,
+      'x-extensible-enum': ERROR_CODES,
+    }),
     message: Type.String({ description: 'A sentence for people' }),
     detail: Type.String({ description: 'The offending field path and rule, or more about the cause' }),
   },

@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { SCOPE_DESCRIPTIONS } from '../../auth/scopes.ts';
 import { ERROR_EXAMPLES } from './errors.ts';
+import { completeDocument } from './openapi-document.ts';
 
 type Responses = Record<string, { content?: Record<string, { schema?: { $ref?: string }; example?: unknown }> }>;
 
@@ -42,8 +43,16 @@ export async function registerOpenApi(app: FastifyInstance) {
         securitySchemes: {
           oauth2: {
             type: 'oauth2',
-            description: 'OAuth 2.0 client credentials. Send the token as `Authorization: Bearer <token>`.',
+            description:
+              'OAuth 2.0 client credentials. Send the token as `Authorization: Bearer <token>`. Tokens are JWTs issued and ' +
+              'checked as RFC8725 (JWT best current practices) asks: one signing algorithm, fixed and never taken from the token, ' +
+              'issuer, audience and expiry always checked; they last 300 seconds.',
             flows: { clientCredentials: { tokenUrl: '/oauth2/token', scopes: { ...SCOPE_DESCRIPTIONS } } },
+          },
+          clientBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'Client authentication at the token endpoint: `client_id:client_secret` (RFC 6749 section 2.3.1).',
           },
         },
       },
@@ -60,7 +69,7 @@ export async function registerOpenApi(app: FastifyInstance) {
         { name: 'Operations', description: 'Health and readiness probes' },
       ],
     },
-    transformObject: (document) => withErrorExamples(('openapiObject' in document ? document.openapiObject : {}) as Record<string, unknown>),
+    transformObject: (document) => completeDocument(withErrorExamples(('openapiObject' in document ? document.openapiObject : {}) as Record<string, unknown>)),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json['$id'] ?? `def-${i}`) },
   });
 

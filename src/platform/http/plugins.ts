@@ -6,6 +6,7 @@ import rateLimit from '@fastify/rate-limit';
 import { randomUUID } from 'node:crypto';
 import { ApiError, ErrorBody } from './errors.ts';
 import { describeValidationError } from './validation.ts';
+import { applyBounds, applyRouteBounds } from './bounds.ts';
 import { findDuplicateKey, findUnstorableString, mayHoldUnstorableString, urlMayHoldNul } from './input-guards.ts';
 
 const REQUEST_ID_MAX = 128;
@@ -97,7 +98,7 @@ export interface HttpPlatformOptions {
 }
 
 export async function registerHttpPlatform(app: FastifyInstance, options: HttpPlatformOptions) {
-  app.addSchema(ErrorBody);
+  app.addSchema(applyBounds(ErrorBody));
   // text/plain is on by default in Fastify; this API speaks JSON only.
   app.removeContentTypeParser('text/plain');
   // Action routes (process) take no body; many clients still send Content-Type: application/json
@@ -150,11 +151,13 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
   });
 
   // A route that declares no query parameters takes none: `?anything` is a 400, as for bodies.
+  // Every string, array and integer of a route's schemas gets a bound (bounds.ts).
   app.addHook('onRoute', (route) => {
     const schema = (route.schema ??= {}) as Record<string, unknown>;
     if (route.url.startsWith('/v2/') && schema['querystring'] === undefined) {
       schema['querystring'] = { type: 'object', properties: {}, additionalProperties: false };
     }
+    applyRouteBounds(schema);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
