@@ -160,6 +160,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       readiness: {
         async notReadyReason() {
           if (!ready) return 'starting or shutting down';
+          if (workers?.running() === false || webhookWorkers?.running() === false) return 'the job runner is restarting';
           try {
             await pool.query('SELECT 1');
             return undefined;
