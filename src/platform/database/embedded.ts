@@ -271,6 +271,46 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   };
 }
 
+/** The last FATAL or PANIC line of the server log, which says why a start failed. */
+async function lastServerError(pgData: string): Promise<string | undefined> {
+  const log = await fs.readFile(path.join(pgData, 'server.log'), 'utf8').catch(() => '');
+  return log.split('\n').filter((line) => /\b(FATAL|PANIC):/.test(line)).at(-1);
+}
+
+/** Whether pid is dead or a zombie: killed but not yet reaped, which PostgreSQL still takes as alive. */
+async function isDeadOrZombie(pid: number): Promise<boolean> {
+  if (!isAlive(pid)) return true;
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+}
+
+/** Whether a live process works in pgData (a postmaster and all its backends chdir there); undefined without /proc. */
+async function anyProcessIn(pgData: string): Promise<boolean | undefined> {
+  const entries = await fs.readdir('/proc').catch(() => undefined);
+  if (entries === undefined) return undefined;
+  const dir = await fs.realpath(pgData);
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cwd = await fs.readlink(`/proc/${entry}/cwd`).catch(() => undefined);
+    if (cwd === dir && !(await isDeadOrZombie(Number(entry)))) return true;
+  }
+  return false;
+}
+
+/**
+ * A killed postmaster that nobody has reaped yet (an init that reaps slowly, or none at all in a
+ * container) keeps its pid alive in PostgreSQL's eyes, and its lock file refuses every start. The
+ * lock file is removed only when no live process works in the data directory any more: no old
+ * backend can then still be writing to it.
+ */
+async function clearDeadPostmasterLock(pgData: string, log: Logger): Promise<void> {
+  const lockPid = await readPostmasterPid(pgData);
+  if (lockPid === undefined || !(await isDeadOrZombie(lockPid))) return;
+  if ((await anyProcessIn(pgData)) !== false) return;
+  log.warn(`removing the lock file of the dead PostgreSQL (pid ${lockPid}); none of its processes is left`);
+  await fs.rm(path.join(pgData, 'postmaster.pid'), { force: true });
+}
+
 /** How often the owner checks that its postmaster is alive. */
 const WATCH_INTERVAL_MS = 500;
 /** Between attempts to start a postmaster that died, doubling up to the max. */
@@ -301,6 +341,7 @@ function watchCluster(cluster: WatchedCluster): { stop(): Promise<void> } {
   const restart = async () => {
     for (let delayMs = RESTART_DELAY_MS; !stopping.signal.aborted; delayMs = Math.min(delayMs * 2, RESTART_DELAY_MAX_MS)) {
       try {
+        await clearDeadPostmasterLock(pgData, log);
         await run(bin.pg_ctl, [
           'start', '-D', pgData, '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS), '-l', path.join(pgData, 'server.log'),
           '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
@@ -309,7 +350,7 @@ function watchCluster(cluster: WatchedCluster): { stop(): Promise<void> } {
         log.info(`embedded PostgreSQL restarted on 127.0.0.1:${port} (pid ${postmasterPid})`);
         return;
       } catch (error) {
-        log.warn(`embedded PostgreSQL did not restart yet (retrying in ${delayMs} ms): ${String(error).split('\n')[0]}`);
+        log.warn(`embedded PostgreSQL did not restart yet (retrying in ${delayMs} ms): ${await lastServerError(pgData) ?? String(error).split('\n')[0]}`);
       }
       await sleep(delayMs, undefined, { signal: stopping.signal }).catch(() => undefined);
     }
