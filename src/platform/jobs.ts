@@ -82,6 +82,11 @@ export interface StartWorkersOptions {
   batching?: { localQueueSize: number; completeBatchDelayMs: number };
   /** Whether this pool runs the dead-worker sweep (default true; a second pool in the same process need not). */
   sweepDeadWorkers?: boolean;
+  /**
+   * Called once the workers reach the database again after failing to (an outage, a restart of
+   * the database): work that broke off meanwhile can be rescheduled. Its failure is logged.
+   */
+  onDatabaseBack?: () => Promise<void>;
 }
 
 /** How often a live process records that its workers are alive. */
@@ -129,9 +134,32 @@ export const unlockDeadWorkersTask = (db: Queryable): Task => async (_payload, h
 
 export const unlockCron: CronItem = { task: UNLOCK_TASK, match: '* * * * *', options: { backfillPeriod: 0, jobKey: UNLOCK_TASK } };
 
+/** A runner shutting down by itself that has not finished after this long is abandoned and replaced. */
+const ABANDON_AFTER_MS = 10_000;
+
+function databaseBack(options: StartWorkersOptions): void {
+  options.onDatabaseBack?.().catch((error: unknown) => options.log.warn({ err: error }, 'rescheduling work after a database outage failed'));
+}
+
+/** Calls onDatabaseBack when a job fetch succeeds after one failed. */
+function watchDatabase(events: WorkerEvents, options: StartWorkersOptions): void {
+  let failing = false;
+  events.on('worker:getJob:error', () => {
+    failing = true;
+  });
+  const succeeded = () => {
+    if (!failing) return;
+    failing = false;
+    options.log.info('the job workers reach the database again');
+    databaseBack(options);
+  };
+  events.on('worker:getJob:empty', succeeded);
+  events.on('job:start', succeeded);
+}
+
 /** After a runner stopped by itself, the first restart attempt waits this long, doubling up to the max. */
-const RESTART_DELAY_MS = 500;
-const RESTART_DELAY_MAX_MS = 10_000;
+const RESTART_DELAY_MS = 250;
+const RESTART_DELAY_MAX_MS = 2_000;
 /**
  * Completions and failures go through graphile-worker's batcher, even one job at a time: it
  * retries them through a database outage, and if they still fail it stops the runner (which is
@@ -142,12 +170,14 @@ const UNBATCHED_DELAY_MS = 0;
 
 interface RunnerInstance {
   runner: Runner;
+  events: WorkerEvents;
   /** The worker (and local queue) ids of this runner, whose locks and heartbeats are its own. */
   workerIds: Set<string>;
 }
 
 async function startRunner(options: StartWorkersOptions, workerIds: Set<string>, onCreate: () => void): Promise<RunnerInstance> {
   const events = new EventEmitter() as WorkerEvents;
+  watchDatabase(events, options);
   events.on('worker:create', ({ worker }) => {
     workerIds.add(worker.workerId);
     onCreate();
@@ -175,7 +205,7 @@ async function startRunner(options: StartWorkersOptions, workerIds: Set<string>,
       },
     },
   });
-  return { runner, workerIds };
+  return { runner, events, workerIds };
 }
 
 /**
@@ -215,6 +245,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Worker
         current = next;
         watch(next);
         log.info('job runner restarted');
+        databaseBack(options);
         return;
       } catch (error) {
         log.warn({ err: error, retryInMs: delayMs }, 'job runner restart failed; trying again');
@@ -222,15 +253,26 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Worker
     }
   };
   const watch = (instance: RunnerInstance) => {
-    instance.runner.promise.then(
-      () => undefined,
-      (error: unknown) => log.warn({ err: error }, 'job runner failed'),
-    ).then(() => {
+    const replace = (why: string) => {
       if (stopping.signal.aborted || current !== instance) return;
       current = undefined;
       liveIds = new Set<string>();
-      log.error('job runner stopped by itself (most likely the database was unreachable); restarting it');
+      log.error(`job runner ${why} (most likely the database was unreachable); restarting it`);
       restarting = restart(instance);
+    };
+    instance.runner.promise.then(
+      () => undefined,
+      (error: unknown) => log.warn({ err: error }, 'job runner failed'),
+    ).then(() => replace('stopped by itself'));
+    // graphile-worker shuts a pool down when it cannot record jobs' ends; should that shutdown
+    // itself hang on the database, the runner is given up (its jobs are freed) and replaced
+    instance.events.on('pool:gracefulShutdown', () => {
+      if (stopping.signal.aborted) return;
+      setTimeout(() => {
+        if (current !== instance) return;
+        instance.runner.kill().catch(() => undefined);
+        replace(`did not finish shutting down within ${ABANDON_AFTER_MS} ms`);
+      }, ABANDON_AFTER_MS).unref();
     });
   };
 

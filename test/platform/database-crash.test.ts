@@ -12,6 +12,8 @@ import { bearer, token } from '../support/http.ts';
 import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
 
 const PAYOUTS = 6;
+/** Cash payouts, with the partner (PNDG), whose cancellation jobs ask the partner when the crash comes. */
+const CANCELLATIONS = 4;
 /** The load: one request each LOAD_INTERVAL_MS, at most LOAD_REQUESTS_MAX of them. */
 const LOAD_INTERVAL_MS = 25;
 const LOAD_REQUESTS_MAX = 1_200;
@@ -55,9 +57,14 @@ test('a killed postmaster: 503s with Retry-After meanwhile, restarted by its own
     const api = payoutApi(service.url, accessToken);
     const ids: string[] = [];
     for (let i = 0; i < PAYOUTS; i++) ids.push(String((await api.created(payoutBody('MX_SPEI', { payoutAmt: 100 + i })))['payoutId']));
+    const cash: string[] = [];
+    for (let i = 0; i < CANCELLATIONS; i++) cash.push(String((await api.created(payoutBody('MX_CASH', { payoutAmt: 200 + i })))['payoutId']));
+    for (const status of await Promise.all(cash.map((id) => api.process(id).then((r) => r.status)))) assert.equal(status, 200);
     const port = await portOf(dataDir);
 
-    // payouts being processed (partners answering after 400 ms), then the crash
+    // cancellation jobs asking the partner and payouts being processed (partners answer after
+    // 400 ms), then the crash
+    for (const id of cash) assert.equal((await api.cancel(id)).status, 202);
     const processing = ids.map((id) => api.process(id).then((r) => r.status, () => 0));
     await new Promise((r) => setTimeout(r, 150));
     const pid = await postmasterPid(dataDir);
@@ -100,6 +107,7 @@ test('a killed postmaster: 503s with Retry-After meanwhile, restarted by its own
     const outageMs = Math.max(...failures.map((a) => a.at)) - Math.min(...failures.map((a) => a.at));
     const readyAt = (await eventually(() => ask(`${service.url}/readyz`), (a) => a.status === 200, RECOVERY_MAX_MS));
     assert.equal(readyAt.status, 200, '/readyz is ready again');
+    assert.ok(readyAt.at - recoveredAt < RECOVERY_MAX_MS / 2, 'ready within seconds of the database answering again');
     assert.equal(await portOf(dataDir), port, 'the restarted postmaster listens on the same port');
     assert.notEqual(await postmasterPid(dataDir), pid);
     console.log(`# outage: ${failures.length} of ${answers.length} answers were 503 over ${outageMs} ms; ` +
@@ -112,6 +120,10 @@ test('a killed postmaster: 503s with Retry-After meanwhile, restarted by its own
         const retried = await api.process(id);
         assert.ok([200, 409].includes(retried.status), `retried process answered ${retried.status}`);
       }
+    }
+    for (const id of cash) {
+      const record = await eventually(() => api.record(id), (r) => r['payoutStatus'] === 'CNCL', 30_000);
+      assert.equal(record['payoutStatus'], 'CNCL', `${id} cancelled by its job`);
     }
     for (const id of ids) {
       const record = await eventually(() => api.record(id), (r) => r['payoutStatus'] === 'PRCD', 30_000);
