@@ -1,16 +1,20 @@
-// The database crashes under load: the embedded postmaster is killed with SIGKILL while API
-// requests and jobs run. The service process lives on, answers 503 SERVICE_UNAVAILABLE with
-// Retry-After (never a 500, never a refused connection) until its owner has restarted the
-// postmaster on the same port, then serves again, finishes the payouts caught mid-way, and still
-// stops cleanly on SIGTERM.
+// The database crashes under load, while API requests and jobs run: the embedded postmaster
+// killed with SIGKILL, or an external database stopped immediately (SIGQUIT, what
+// `pg_ctl stop -m immediate` sends). The service process lives on, answers 503
+// SERVICE_UNAVAILABLE with Retry-After (never a 500, never a refused connection) until the
+// database's owner has restarted it on the same port, then serves again, finishes the payouts
+// and cancellations caught mid-way, and still stops cleanly on SIGTERM.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { spawnService, tempDataDir } from '../support/service.ts';
+import { randomBytes } from 'node:crypto';
+import { spawnService, tempDataDir, type ChildService } from '../support/service.ts';
+import { startEmbeddedPostgres } from '../../src/platform/database/embedded.ts';
 import { bearer, token } from '../support/http.ts';
 import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
 
+const newKey = () => randomBytes(32).toString('base64');
 const PAYOUTS = 6;
 /** Cash payouts, with the partner (PNDG), whose cancellation jobs ask the partner when the crash comes. */
 const CANCELLATIONS = 4;
@@ -49,9 +53,12 @@ async function ask(url: string, init: RequestInit = {}): Promise<Answer> {
   }
 }
 
-test('a killed postmaster: 503s with Retry-After meanwhile, restarted by its owner on the same port, queued jobs finish, SIGTERM exits 0', async () => {
-  const dataDir = await tempDataDir();
-  const service = await spawnService({ ...ENV, DATA_DIR: dataDir });
+/**
+ * Payouts in flight and cancellation jobs asking the partner when `crash` stops the database
+ * (whose cluster lives under dbDataDir, and whose owner restarts it), under a bounded load.
+ */
+async function rideOutCrash(service: ChildService, dbDataDir: string, signal: NodeJS.Signals): Promise<void> {
+  const dataDir = dbDataDir;
   try {
     const accessToken = await token(service.url, { scope: 'payouts' });
     const api = payoutApi(service.url, accessToken);
@@ -69,7 +76,7 @@ test('a killed postmaster: 503s with Retry-After meanwhile, restarted by its own
     await new Promise((r) => setTimeout(r, 150));
     const pid = await postmasterPid(dataDir);
     const killedAt = Date.now();
-    process.kill(pid, 'SIGKILL');
+    process.kill(pid, signal);
 
     // a bounded load of reads and token requests through the outage, until the service answers again
     const answers: Answer[] = [];
@@ -110,7 +117,7 @@ test('a killed postmaster: 503s with Retry-After meanwhile, restarted by its own
     assert.ok(readyAt.at - recoveredAt < RECOVERY_MAX_MS / 2, 'ready within seconds of the database answering again');
     assert.equal(await portOf(dataDir), port, 'the restarted postmaster listens on the same port');
     assert.notEqual(await postmasterPid(dataDir), pid);
-    console.log(`# outage: ${failures.length} of ${answers.length} answers were 503 over ${outageMs} ms; ` +
+    console.log(`# outage (${signal}): ${failures.length} of ${answers.length} answers were 503 over ${outageMs} ms; ` +
       `first 200 ${recoveredAt - killedAt} ms after the kill; /readyz ready ${readyAt.at - killedAt} ms after it`);
 
     // the payouts caught mid-way are finished by the jobs (re-sent, or their answer recorded); the
@@ -132,5 +139,22 @@ test('a killed postmaster: 503s with Retry-After meanwhile, restarted by its own
   } finally {
     const code = await service.stop();
     assert.equal(code, 0, `SIGTERM after the recovery exits 0:\n${service.output().slice(-2000)}`);
+  }
+}
+
+test('a killed postmaster (SIGKILL): 503s with Retry-After meanwhile, restarted by its owner on the same port, queued jobs finish, SIGTERM exits 0', async () => {
+  const dataDir = await tempDataDir();
+  await rideOutCrash(await spawnService({ ...ENV, DATA_DIR: dataDir }), dataDir, 'SIGKILL');
+});
+
+test("an external database stopped immediately (pg_ctl stop -m immediate's SIGQUIT): the service on DATABASE_URL rides it out the same way", async () => {
+  // this process owns the cluster (and restarts it); the service only has its URL
+  const dbDataDir = await tempDataDir();
+  const database = await startEmbeddedPostgres(dbDataDir, { info: () => undefined, warn: () => undefined });
+  try {
+    const keys = { TOKEN_SIGNING_KEY: newKey(), CLIENT_SECRET_KEY: newKey() };
+    await rideOutCrash(await spawnService({ ...ENV, ...keys, DATABASE_URL: database.url, DATA_DIR: await tempDataDir() }), dbDataDir, 'SIGQUIT');
+  } finally {
+    await database.stop();
   }
 });
