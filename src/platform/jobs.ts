@@ -161,10 +161,11 @@ function watchDatabase(events: WorkerEvents, options: StartWorkersOptions): void
 const RESTART_DELAY_MS = 250;
 const RESTART_DELAY_MAX_MS = 2_000;
 /**
- * Completions and failures go through graphile-worker's batcher, even one job at a time: it
- * retries them through a database outage, and if they still fail it stops the runner (which is
- * then restarted here). Unbatched, a failure to record a job's end is a promise nobody awaits,
- * and the process dies of an unhandled rejection.
+ * Completions and failures go through graphile-worker's batcher, even one job at a time: when
+ * recording a job's end fails, the batcher handles it by shutting the runner down (graphile-worker
+ * 0.17.3 declares retries there but gives up at the first error), and the runner is restarted
+ * here. Unbatched, that failure is a promise nobody awaits, and the process dies of an
+ * unhandled rejection.
  */
 const UNBATCHED_DELAY_MS = 0;
 

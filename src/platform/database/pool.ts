@@ -31,9 +31,9 @@ export function createPool(options: PoolOptions): Db {
 /** Socket errors that mean the database host or server cannot be reached, or dropped the connection. */
 const UNREACHABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
 /**
- * SQLSTATEs of a server that is going away or not yet accepting work: class 08 (connection
- * exception), 57P01..57P03 (shut down by an administrator, crash recovery, starting up) and 55000
- * for a database that refuses connections (ALLOW_CONNECTIONS false during maintenance).
+ * SQLSTATEs of a server going away or not yet accepting work (shut down by an administrator,
+ * crash shutdown, starting up). Class 08 (connection exception) counts too, and 55000 when the
+ * database refuses connections (ALLOW_CONNECTIONS false during maintenance).
  */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
 /** pg's own errors for a connection that broke or never came (they carry no code). */
