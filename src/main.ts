@@ -4,6 +4,7 @@
 import module from 'node:module';
 import { ConfigError, loadConfig, type Config } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
+import { isDatabaseUnavailable } from './platform/database/pool.ts';
 import type { RunningService } from './service.ts';
 
 // Node keeps compiled (and type-stripped) modules in a cache directory, so that a restart, and
@@ -20,6 +21,18 @@ try {
 }
 
 const log = createLogger(config.logLevel);
+// A database outage must not end the process: the pools reconnect and the job runners are
+// restarted, so a stray rejection of a lost connection is logged and survived. Anything else is
+// a bug whose consequences are unknown, and ends the process as Node would.
+process.on('unhandledRejection', (reason: unknown) => {
+  if (isDatabaseUnavailable(reason)) {
+    log.error({ err: reason }, 'unhandled rejection while the database was unreachable; continuing');
+    return;
+  }
+  log.fatal({ err: reason }, 'unhandled rejection');
+  log.flush();
+  process.exit(1);
+});
 try {
   // mock mode loads only the HTTP application (no database, no workers): it starts in well under a second
   const service: Pick<RunningService, 'url' | 'stop'> = config.mode === 'mock'

@@ -121,13 +121,16 @@ export async function startService(config: Config, log: Logger): Promise<Running
       settlementPipeline,
       db: pool, rails, clock, alarm, partnerTimeoutMs: config.partnerTimeoutMs, submissionRecoverySeconds: config.payoutSubmissionRecoverySeconds,
     });
-    // after a crash, submissions left unfinished are sent again as soon as they are due
-    await enqueueJob(pool, RECOVER_SUBMISSIONS_TASK, {}, {
-      jobKey: RECOVERY_SWEEP_JOB_KEY,
-      runAt: new Date(Date.now() + config.payoutSubmissionRecoverySeconds * 1000),
-    });
-    // and payouts that expired while no process ran expire now; the sweep then schedules itself
-    await enqueueJob(pool, EXPIRE_DUE_TASK, {}, { jobKey: EXPIRY_SWEEP_JOB_KEY, runAt: new Date() });
+    const scheduleSweeps = async () => {
+      // after a crash or a database outage, submissions left unfinished are sent again as soon as they are due
+      await enqueueJob(pool, RECOVER_SUBMISSIONS_TASK, {}, {
+        jobKey: RECOVERY_SWEEP_JOB_KEY,
+        runAt: new Date(Date.now() + config.payoutSubmissionRecoverySeconds * 1000),
+      });
+      // and payouts that expired while nothing ran expire now; the sweep then schedules itself
+      await enqueueJob(pool, EXPIRE_DUE_TASK, {}, { jobKey: EXPIRY_SWEEP_JOB_KEY, runAt: new Date() });
+    };
+    await scheduleSweeps();
     const secrets = createSecretBox(keys.clientSecretKey);
     const urlMode = config.mode === 'production' ? 'production' : 'sandbox';
     const webhookEndpoints = createEndpointsService({ db: pool, secrets, clock, mode: urlMode });
@@ -135,7 +138,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     if (config.workers > 0) {
       // the runner gets its own connections, so that jobs and API requests never wait for each other's
       const workerPool = createPool({ url: database.url, max: config.workers + 2, applicationName: `worker-${process.pid}` });
-      workers = await startWorkers({ db: workerPool, taskList, cron: cronItems, concurrency: config.workers, log });
+      workers = await startWorkers({ db: workerPool, taskList, cron: cronItems, concurrency: config.workers, log, onDatabaseBack: scheduleSweeps });
     }
     if (config.webhookWorkers > 0) {
       // deliveries have a worker pool of their own: receivers' response times never hold up payouts and settlements
@@ -162,6 +165,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       readiness: {
         async notReadyReason() {
           if (!ready) return 'starting or shutting down';
+          if (workers?.running() === false || webhookWorkers?.running() === false) return 'the job runner is restarting';
           try {
             await pool.query('SELECT 1');
             return undefined;

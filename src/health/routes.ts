@@ -3,6 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError, errorResponses } from '../platform/http/errors.ts';
 
+/** How long a supervisor or load balancer is told to wait before asking /readyz again. */
+const READY_RETRY_AFTER_SECONDS = 1;
+
 export interface Readiness {
   /** Undefined when ready; otherwise why not. */
   notReadyReason(): Promise<string | undefined>;
@@ -31,7 +34,7 @@ export async function healthRoutes(app: FastifyInstance, opts: { readiness: Read
     },
     async () => {
       const reason = await opts.readiness.notReadyReason();
-      if (reason !== undefined) throw new ApiError('SERVICE_UNAVAILABLE', 'The service is not ready.', reason);
+      if (reason !== undefined) throw new ApiError('SERVICE_UNAVAILABLE', 'The service is not ready.', reason, { 'retry-after': String(READY_RETRY_AFTER_SECONDS) });
       return { status: 'ok' as const };
     },
   );

@@ -1,6 +1,7 @@
 // Durable background steps on graphile-worker. A job is always enqueued through `enqueueJob` with
 // the transaction client of the state change that causes it, so both commit or neither does.
 import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger as WorkerLogger, parseCronItems, run, type CronItem, type Runner, type Task, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Queryable } from './database/pool.ts';
@@ -60,6 +61,8 @@ export function workerLogger(log: FastifyBaseLogger): WorkerLogger {
 }
 
 export interface Workers {
+  /** Whether a runner is working (false while one is being restarted, and after stop). */
+  running(): boolean;
   stop(): Promise<void>;
 }
 
@@ -79,6 +82,11 @@ export interface StartWorkersOptions {
   batching?: { localQueueSize: number; completeBatchDelayMs: number };
   /** Whether this pool runs the dead-worker sweep (default true; a second pool in the same process need not). */
   sweepDeadWorkers?: boolean;
+  /**
+   * Called once the workers reach the database again after failing to (an outage, a restart of
+   * the database): work that broke off meanwhile can be rescheduled. Its failure is logged.
+   */
+  onDatabaseBack?: () => Promise<void>;
 }
 
 /** How often a live process records that its workers are alive. */
@@ -126,22 +134,61 @@ export const unlockDeadWorkersTask = (db: Queryable): Task => async (_payload, h
 
 export const unlockCron: CronItem = { task: UNLOCK_TASK, match: '* * * * *', options: { backfillPeriod: 0, jobKey: UNLOCK_TASK } };
 
-/** Starts the in-process worker pool; signals are the service's to handle, not the runner's. */
-export async function startWorkers(options: StartWorkersOptions): Promise<Workers> {
+/** A runner shutting down by itself that has not finished after this long is abandoned and replaced. */
+const ABANDON_AFTER_MS = 10_000;
+
+function databaseBack(options: StartWorkersOptions): void {
+  options.onDatabaseBack?.().catch((error: unknown) => options.log.warn({ err: error }, 'rescheduling work after a database outage failed'));
+}
+
+/** Calls onDatabaseBack when a job fetch succeeds after one failed. */
+function watchDatabase(events: WorkerEvents, options: StartWorkersOptions): void {
+  let failing = false;
+  events.on('worker:getJob:error', () => {
+    failing = true;
+  });
+  const succeeded = () => {
+    if (!failing) return;
+    failing = false;
+    options.log.info('the job workers reach the database again');
+    databaseBack(options);
+  };
+  events.on('worker:getJob:empty', succeeded);
+  events.on('job:start', succeeded);
+}
+
+/** After a runner stopped by itself, the first restart attempt waits this long, doubling up to the max. */
+const RESTART_DELAY_MS = 250;
+const RESTART_DELAY_MAX_MS = 2_000;
+/**
+ * Completions and failures go through graphile-worker's batcher, even one job at a time: when
+ * recording a job's end fails, the batcher handles it by shutting the runner down (graphile-worker
+ * 0.17.3 declares retries there but gives up at the first error), and the runner is restarted
+ * here. Unbatched, that failure is a promise nobody awaits, and the process dies of an
+ * unhandled rejection.
+ */
+const UNBATCHED_DELAY_MS = 0;
+
+interface RunnerInstance {
+  runner: Runner;
+  events: WorkerEvents;
+  /** The worker (and local queue) ids of this runner, whose locks and heartbeats are its own. */
+  workerIds: Set<string>;
+}
+
+async function startRunner(options: StartWorkersOptions, workerIds: Set<string>, onCreate: () => void): Promise<RunnerInstance> {
   const events = new EventEmitter() as WorkerEvents;
-  const workerIds = new Set<string>();
-  const beat = () => recordHeartbeats(options.db, [...workerIds]).catch((error: unknown) => options.log.warn({ err: error }, 'worker heartbeat failed'));
+  watchDatabase(events, options);
   events.on('worker:create', ({ worker }) => {
     workerIds.add(worker.workerId);
-    void beat();
+    onCreate();
   });
   // with a local queue, jobs are locked in the pool's name until a worker takes them
   events.on('pool:create', ({ workerPool }) => {
     workerIds.add(workerPool.id);
-    void beat();
+    onCreate();
   });
-  const heartbeat = setInterval(beat, HEARTBEAT_INTERVAL_MS);
-  heartbeat.unref();
+  const batchDelayMs = options.batching?.completeBatchDelayMs ?? UNBATCHED_DELAY_MS;
   const runner: Runner = await run({
     pgPool: options.db,
     taskList: options.taskList,
@@ -151,27 +198,103 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Worker
     pollInterval: options.pollIntervalMs ?? 1000,
     logger: workerLogger(options.log),
     events,
-    ...(options.batching ? {
-      preset: {
-        worker: {
-          localQueue: { size: options.batching.localQueueSize },
-          completeJobBatchDelay: options.batching.completeBatchDelayMs,
-          failJobBatchDelay: options.batching.completeBatchDelayMs,
-        },
+    preset: {
+      worker: {
+        ...(options.batching ? { localQueue: { size: options.batching.localQueueSize } } : {}),
+        completeJobBatchDelay: batchDelayMs,
+        failJobBatchDelay: batchDelayMs,
       },
-    } : {}),
+    },
   });
+  return { runner, events, workerIds };
+}
+
+/**
+ * Starts the in-process worker pool; signals are the service's to handle, not the runner's.
+ * Through a database outage the workers keep polling and fail to find jobs until it is back; a
+ * runner that stops by itself (its batcher gave up) is started again, after its jobs are freed.
+ */
+export async function startWorkers(options: StartWorkersOptions): Promise<Workers> {
+  const { db, log } = options;
+  let current: RunnerInstance | undefined;
+  /** The ids of the runner working or starting, whose heartbeats are recorded. */
+  let liveIds = new Set<string>();
+  let restarting: Promise<void> | undefined;
+  const stopping = new AbortController();
+  const beat = () => recordHeartbeats(db, [...liveIds]).catch((error: unknown) => log.warn({ err: error }, 'worker heartbeat failed'));
+  const start = () => {
+    liveIds = new Set<string>();
+    return startRunner(options, liveIds, () => void beat());
+  };
+  const heartbeat = setInterval(beat, HEARTBEAT_INTERVAL_MS);
+  heartbeat.unref();
+
+  const restart = async (dead: RunnerInstance) => {
+    for (let delayMs = RESTART_DELAY_MS; !stopping.signal.aborted; delayMs = Math.min(delayMs * 2, RESTART_DELAY_MAX_MS)) {
+      await sleep(delayMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+      if (stopping.signal.aborted) return;
+      try {
+        // the jobs the stopped runner still held are this process's, and no one works on them any more
+        const deadIds = [...dead.workerIds];
+        await db.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [deadIds]);
+        await db.query('DELETE FROM job_worker_heartbeats WHERE worker_id = ANY($1::text[])', [deadIds]);
+        const next = await start();
+        if (stopping.signal.aborted) {
+          await next.runner.stop();
+          return;
+        }
+        current = next;
+        watch(next);
+        log.info('job runner restarted');
+        databaseBack(options);
+        return;
+      } catch (error) {
+        log.warn({ err: error, retryInMs: delayMs }, 'job runner restart failed; trying again');
+      }
+    }
+  };
+  const watch = (instance: RunnerInstance) => {
+    const replace = (why: string) => {
+      if (stopping.signal.aborted || current !== instance) return;
+      current = undefined;
+      liveIds = new Set<string>();
+      log.error(`job runner ${why} (most likely the database was unreachable); restarting it`);
+      restarting = restart(instance);
+    };
+    instance.runner.promise.then(
+      () => undefined,
+      (error: unknown) => log.warn({ err: error }, 'job runner failed'),
+    ).then(() => replace('stopped by itself'));
+    // graphile-worker shuts a pool down when it cannot record jobs' ends; should that shutdown
+    // itself hang on the database, the runner is given up (its jobs are freed) and replaced
+    instance.events.on('pool:gracefulShutdown', () => {
+      if (stopping.signal.aborted) return;
+      setTimeout(() => {
+        if (current !== instance) return;
+        instance.runner.kill().catch(() => undefined);
+        replace(`did not finish shutting down within ${ABANDON_AFTER_MS} ms`);
+      }, ABANDON_AFTER_MS).unref();
+    });
+  };
+
+  current = await start();
+  watch(current);
   // the first sweep soon after start: jobs a crashed predecessor held are freed once it has been silent long enough
   if (options.sweepDeadWorkers !== false) {
-    await enqueueJob(options.db, UNLOCK_TASK, {}, { jobKey: UNLOCK_TASK, runAt: new Date(Date.now() + UNLOCK_INTERVAL_MS) });
+    await enqueueJob(db, UNLOCK_TASK, {}, { jobKey: UNLOCK_TASK, runAt: new Date(Date.now() + UNLOCK_INTERVAL_MS) });
   }
   return {
+    running: () => current !== undefined,
     // stop() lets running jobs finish (graceful shutdown), then releases the worker's connections.
     stop: async () => {
-      await runner.stop();
+      stopping.abort();
+      await restarting;
+      const last = current;
+      current = undefined;
+      if (last) await last.runner.stop().catch((error: unknown) => log.warn({ err: error }, 'job runner stop failed'));
       clearInterval(heartbeat);
-      await options.db.query('DELETE FROM job_worker_heartbeats WHERE worker_id = ANY($1::text[])', [[...workerIds]]).catch(() => undefined);
-      await options.db.end();
+      if (last) await db.query('DELETE FROM job_worker_heartbeats WHERE worker_id = ANY($1::text[])', [[...last.workerIds]]).catch(() => undefined);
+      await db.end();
     },
   };
 }

@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -110,6 +111,28 @@ async function readPostmasterPid(pgData: string): Promise<number | undefined> {
   }
 }
 
+/** Whether port can be bound on the loopback interface right now. */
+async function isLoopbackPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * The port the cluster had last time: from postmaster.opts (PostgreSQL records the options of
+ * its last start there, and keeps the file after a stop), else from a runtime file left behind.
+ * Reusing it keeps the URL that other processes were given valid across restarts of the owner.
+ */
+async function previousPort(dataDir: string, pgData: string): Promise<number | undefined> {
+  const opts = await fs.readFile(path.join(pgData, 'postmaster.opts'), 'utf8').catch(() => '');
+  const fromOpts = /"-p" "(\d+)"/.exec(opts)?.[1];
+  const fromRuntime = (await readRuntimeFile(dataDir))?.url.match(/@127\.0\.0\.1:(\d+)\//)?.[1];
+  const port = Number.parseInt(fromOpts ?? fromRuntime ?? '', 10);
+  return Number.isInteger(port) && port > 0 && port < 65_536 ? port : undefined;
+}
+
 async function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -172,10 +195,11 @@ async function clearLeftovers(dataDir: string, pgData: string, bin: Binaries, ru
   await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', 'fast', '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS)], runAs);
 }
 
-async function startCluster(pgData: string, bin: Binaries, runAs: RunAs): Promise<number> {
+async function startCluster(pgData: string, bin: Binaries, runAs: RunAs, preferredPort: number | undefined): Promise<number> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= START_ATTEMPTS_MAX; attempt++) {
-    const port = await freeLoopbackPort();
+    const reuse = attempt === 1 && preferredPort !== undefined && (await isLoopbackPortFree(preferredPort));
+    const port = reuse ? preferredPort : await freeLoopbackPort();
     const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
     try {
       await run(bin.pg_ctl, [
@@ -218,8 +242,12 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
     log.info(`initialising embedded PostgreSQL in ${pgData}`);
     await initialise(pgData, bin, runAs, password);
   }
+  const preferredPort = await previousPort(dataDir, pgData);
   await clearLeftovers(dataDir, pgData, bin, runAs, log);
-  const port = await startCluster(pgData, bin, runAs);
+  const port = await startCluster(pgData, bin, runAs, preferredPort);
+  if (preferredPort !== undefined && port !== preferredPort) {
+    log.warn(`port ${preferredPort} of the previous start is taken; the embedded PostgreSQL moved to ${port} (other processes need the new runtime.json URL)`);
+  }
   const base = `postgresql://${DATABASE_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
   await ensureDatabase(`${base}/postgres`);
   const url = `${base}/${DATABASE_NAME}`;
@@ -227,12 +255,120 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   await fs.writeFile(runtimeFilePath(dataDir), JSON.stringify(runtime), { mode: 0o600 });
   await fs.chmod(runtimeFilePath(dataDir), 0o600);
   log.info(`embedded PostgreSQL listening on 127.0.0.1:${port}`);
+  const watchdog = watchCluster({ pgData, bin, runAs, port, log });
   return {
     url,
     async stop() {
-      await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', 'fast', '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS)], runAs);
+      await watchdog.stop();
+      // a postmaster that died while the service stopped has nothing left to stop
+      const postmasterPid = await readPostmasterPid(pgData);
+      if (postmasterPid !== undefined && (await isPostgresProcess(postmasterPid))) {
+        await run(bin.pg_ctl, ['stop', '-D', pgData, '-m', 'fast', '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS)], runAs);
+      }
       const current = await readRuntimeFile(dataDir);
       if (current?.pid === process.pid) await fs.rm(runtimeFilePath(dataDir), { force: true });
+    },
+  };
+}
+
+/** The last FATAL or PANIC line of the server log, which says why a start failed. */
+async function lastServerError(pgData: string): Promise<string | undefined> {
+  const log = await fs.readFile(path.join(pgData, 'server.log'), 'utf8').catch(() => '');
+  return log.split('\n').filter((line) => /\b(FATAL|PANIC):/.test(line)).at(-1);
+}
+
+/** Whether pid is dead or a zombie: killed but not yet reaped, which PostgreSQL still takes as alive. */
+async function isDeadOrZombie(pid: number): Promise<boolean> {
+  if (!isAlive(pid)) return true;
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+}
+
+/** Whether a live process works in pgData (a postmaster and all its backends chdir there); undefined without /proc. */
+async function anyProcessIn(pgData: string): Promise<boolean | undefined> {
+  const entries = await fs.readdir('/proc').catch(() => undefined);
+  if (entries === undefined) return undefined;
+  const dir = await fs.realpath(pgData);
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cwd = await fs.readlink(`/proc/${entry}/cwd`).catch(() => undefined);
+    if (cwd === dir && !(await isDeadOrZombie(Number(entry)))) return true;
+  }
+  return false;
+}
+
+/**
+ * A killed postmaster that nobody has reaped yet (an init that reaps slowly, or none at all in a
+ * container) keeps its pid alive in PostgreSQL's eyes, and its lock file refuses every start. The
+ * lock file is removed only when no live process works in the data directory any more: no old
+ * backend can then still be writing to it.
+ */
+async function clearDeadPostmasterLock(pgData: string, log: Logger): Promise<void> {
+  const lockPid = await readPostmasterPid(pgData);
+  if (lockPid === undefined || !(await isDeadOrZombie(lockPid))) return;
+  if ((await anyProcessIn(pgData)) !== false) return;
+  log.warn(`removing the lock file of the dead PostgreSQL (pid ${lockPid}); none of its processes is left`);
+  await fs.rm(path.join(pgData, 'postmaster.pid'), { force: true });
+}
+
+/** How often the owner checks that its postmaster is alive. */
+const WATCH_INTERVAL_MS = 500;
+/** Between attempts to start a postmaster that died, doubling up to the max. */
+const RESTART_DELAY_MS = 250;
+const RESTART_DELAY_MAX_MS = 5_000;
+
+interface WatchedCluster {
+  pgData: string;
+  bin: Binaries;
+  runAs: RunAs;
+  port: number;
+  log: Logger;
+}
+
+/**
+ * The owner's watchdog: a postmaster that dies (killed, crashed, stopped by hand) is started
+ * again on the same port, so every pool (this process's and followers') reconnects to the URL
+ * it has. Attempts go on until it is back or the owner stops: while its old backends are still
+ * exiting, PostgreSQL refuses to start on the shared memory they hold.
+ */
+function watchCluster(cluster: WatchedCluster): { stop(): Promise<void> } {
+  const { pgData, bin, runAs, port, log } = cluster;
+  const stopping = new AbortController();
+  let restarting: Promise<void> | undefined;
+  let postmasterPid: number | undefined;
+  void readPostmasterPid(pgData).then((pid) => (postmasterPid = pid));
+
+  const restart = async () => {
+    for (let delayMs = RESTART_DELAY_MS; !stopping.signal.aborted; delayMs = Math.min(delayMs * 2, RESTART_DELAY_MAX_MS)) {
+      try {
+        await clearDeadPostmasterLock(pgData, log);
+        await run(bin.pg_ctl, [
+          'start', '-D', pgData, '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS), '-l', path.join(pgData, 'server.log'),
+          '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
+        ], { ...runAs, env: { ...process.env, LC_ALL: 'C.UTF-8' } });
+        postmasterPid = await readPostmasterPid(pgData);
+        log.info(`embedded PostgreSQL restarted on 127.0.0.1:${port} (pid ${postmasterPid})`);
+        return;
+      } catch (error) {
+        log.warn(`embedded PostgreSQL did not restart yet (retrying in ${delayMs} ms): ${await lastServerError(pgData) ?? String(error).split('\n')[0]}`);
+      }
+      await sleep(delayMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+    }
+  };
+  const check = async () => {
+    if (stopping.signal.aborted || restarting !== undefined || postmasterPid === undefined) return;
+    if (await isPostgresProcess(postmasterPid)) return;
+    if (stopping.signal.aborted) return;
+    log.warn(`embedded PostgreSQL (pid ${postmasterPid}) is gone; restarting it`);
+    restarting = restart().finally(() => (restarting = undefined));
+  };
+  const timer = setInterval(() => void check(), WATCH_INTERVAL_MS);
+  timer.unref();
+  return {
+    async stop() {
+      stopping.abort();
+      clearInterval(timer);
+      await restarting;
     },
   };
 }

@@ -28,6 +28,37 @@ export function createPool(options: PoolOptions): Db {
   return pool;
 }
 
+/** Socket errors that mean the database host or server cannot be reached, or dropped the connection. */
+const UNREACHABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
+/**
+ * SQLSTATEs of a server going away or not yet accepting work (shut down by an administrator,
+ * crash shutdown, starting up). Class 08 (connection exception) counts too, and 55000 when the
+ * database refuses connections (ALLOW_CONNECTIONS false during maintenance).
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
+/** pg's own errors for a connection that broke or never came (they carry no code). */
+const UNREACHABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable)/;
+const CAUSE_DEPTH_MAX = 3;
+
+/**
+ * Whether an error says the database is unreachable right now (an outage or a restart), as
+ * opposed to a bug or a refused statement: such a request can be retried once the database is back.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth <= CAUSE_DEPTH_MAX && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') {
+      if (UNREACHABLE_SOCKET_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) return true;
+      if (code === '55000' && /is not currently accepting connections/.test(current.message)) return true;
+    }
+    if (UNREACHABLE_MESSAGES.test(current.message)) return true;
+    if (current instanceof AggregateError && current.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
 /** Runs fn in a transaction on a connection the caller holds: COMMIT when it resolves, ROLLBACK when it throws. */
 export async function inTransaction<T>(client: DbClient, fn: (client: DbClient) => Promise<T>): Promise<T> {
   await client.query('BEGIN');

@@ -4,12 +4,15 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import helmet from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import { randomUUID } from 'node:crypto';
+import { isDatabaseUnavailable } from '../database/pool.ts';
 import { ApiError, ErrorBody } from './errors.ts';
 import { describeValidationError } from './validation.ts';
 import { applyBounds, applyRouteBounds } from './bounds.ts';
 import { findDuplicateKey, findUnstorableString, mayHoldUnstorableString, urlMayHoldNul } from './input-guards.ts';
 
 const REQUEST_ID_MAX = 128;
+/** What a client is told to wait while the database is unreachable: its pool reconnects on the next request. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
 
 /** The client's X-Request-Id when it is 1..128 printable ASCII characters; otherwise a new UUID. */
@@ -39,6 +42,13 @@ function toApiError(error: FastifyError): ApiError {
     return new ApiError('VALIDATION_ERROR', 'The request is not valid.', error.code ? `request: ${error.code}` : 'body: malformed JSON');
   }
   if (error.statusCode === 503) return new ApiError('SERVICE_UNAVAILABLE', 'The service is not available right now.', 'retry later');
+  // an outage or a restart of the database: the client retries later; a creation whose commit
+  // landed before the connection broke is recognised by its Idempotency-Key or sourceMemberPayoutId
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'The service is not available right now.', `retry after ${DATABASE_RETRY_AFTER_SECONDS} seconds`, {
+      'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
+    });
+  }
   if (error.statusCode === 404) return new ApiError('NOT_FOUND', 'Nothing is found at this address.', '');
   return new ApiError('INTERNAL_ERROR', 'Something went wrong on our side.', 'quote the X-Request-Id when you contact us');
 }
@@ -162,7 +172,8 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error);
-    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    if (apiError.code === 'SERVICE_UNAVAILABLE') request.log.warn({ err: error }, 'request refused: service unavailable');
+    else if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: apiError.code, detail: apiError.detail }, 'request refused');
     return sendError(reply, apiError);
   });
