@@ -73,7 +73,8 @@ export function deferDelayMs(refusal: Refusal, deferrals: number, timeoutMs: num
 
 export function createDelivery(deps: DeliveryDeps) {
   const endpointSlots = createSlots(deps.endpointConcurrencyMax);
-  const memberSlots = createSlots(deps.memberConcurrencyMax);
+  // a member's deliveries waiting for its slots are bounded too: in flight and waiting, it holds at most twice its share of the workers
+  const memberSlots = createSlots(deps.memberConcurrencyMax, { waitersMax: deps.memberConcurrencyMax });
   // many deliveries run at once: their reads, records and put-backs are each one statement per batch
   const loads = createBatcher<string, repo.DeliveryToSend | undefined>({
     run: async (ids) => {

@@ -4,7 +4,8 @@
 // hanging receiver), the delivery is refused at once instead (the caller puts it back), so that a
 // slow key holds at most `max` workers while a fast one with a backlog keeps its slots busy
 // without re-queueing churn. The refusal says which case it was, so the caller can back off from
-// a slow key and come back soon to a merely busy one.
+// a slow key and come back soon to a merely busy one. `waitersMax` bounds the deliveries waiting
+// for one key (each holds a worker while it waits): past it, BUSY at once.
 const SLOW_MS = 250;
 const WAIT_MS_MAX = 250;
 
@@ -28,8 +29,10 @@ export interface Slots {
   inFlight(key: string): number;
 }
 
-export function createSlots(max: number, nowMs: () => number = () => performance.now()): Slots {
+export function createSlots(max: number, options: { waitersMax?: number; nowMs?: () => number } = {}): Slots {
   if (!Number.isInteger(max) || max < 1) throw new Error(`slots: max must be a positive integer, got ${max}`);
+  const nowMs = options.nowMs ?? (() => performance.now());
+  const waitersMax = options.waitersMax ?? Number.POSITIVE_INFINITY;
   const keys = new Map<string, KeyState>();
 
   function take(key: string, state: KeyState): Slot {
@@ -59,6 +62,7 @@ export function createSlots(max: number, nowMs: () => number = () => performance
       }
       if (state.inFlight.size < max) return take(key, state);
       if (slow(state)) return 'SLOW';
+      if (state.waiters.length >= waitersMax) return 'BUSY';
       const waiting = state;
       return new Promise<Slot | Refusal>((resolve) => {
         const wake = () => {

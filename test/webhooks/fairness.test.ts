@@ -101,8 +101,10 @@ describe('a member flooding slow endpoints', () => {
 
     assert.ok(rows[0]!.pending > 100, "A's backlog is still there: the flood lasted through the measurements");
     assert.ok(inFlightMax <= MEMBER_SHARE, `A had ${inFlightMax} requests in flight at once, over its share of ${MEMBER_SHARE}`);
-    assert.ok(max(during) < 2000, `B's first delivery waited ${max(during)} ms beside A's flood`);
-    assert.ok(max(retried.map((r) => r.first)) < 2000, "B's first attempts were not held up");
+    // generous for a busy 2-core machine (measured: about 1 s for the first, tens of ms after); before
+    // the fair shares, B's first delivery had not arrived after 15 s
+    assert.ok(max(during) < 3000, `B's first delivery waited ${max(during)} ms beside A's flood`);
+    assert.ok(max(retried.map((r) => r.first)) < 3000, "B's first attempts were not held up");
     assert.ok(retried.every((r) => r.retry >= 4000 && r.retry < 10_000), `B's retries came after ${retried.map((r) => r.retry).join(', ')} ms`);
   });
 });
