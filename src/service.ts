@@ -142,9 +142,13 @@ export async function startService(config: Config, log: Logger): Promise<Running
     }
     if (config.webhookWorkers > 0) {
       // deliveries have a worker pool of their own: receivers' response times never hold up payouts and settlements
-      sender = createSender({ mode: urlMode, timeoutMs: config.webhookTimeoutMs, connectionsPerOriginMax: config.webhookEndpointConcurrency });
+      sender = createSender({ mode: urlMode, timeoutMs: config.webhookTimeoutMs, connectionsPerEndpointMax: config.webhookEndpointConcurrency });
       const webhookPool = createPool({ url: database.url, max: 12, applicationName: `webhooks-${process.pid}` });
-      const delivery = createDelivery({ db: webhookPool, secrets, sender, clock, endpointConcurrencyMax: config.webhookEndpointConcurrency });
+      const delivery = createDelivery({
+        db: webhookPool, secrets, sender, clock, timeoutMs: config.webhookTimeoutMs,
+        endpointConcurrencyMax: config.webhookEndpointConcurrency, memberConcurrencyMax: config.webhookMemberConcurrency,
+        circuit: { failuresMax: config.webhookCircuitFailures, openMs: config.webhookCircuitOpenMs },
+      });
       webhookWorkers = await startWorkers({
         db: webhookPool, taskList: { [DELIVER_TASK]: delivery.task }, concurrency: config.webhookWorkers, log, sweepDeadWorkers: false,
         batching: { localQueueSize: config.webhookWorkers, completeBatchDelayMs: 5 },

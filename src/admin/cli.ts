@@ -12,6 +12,7 @@ import { createLogger } from '../platform/logger.ts';
 import { createClientsService } from '../auth/clients.ts';
 import { createMembersService } from '../members/service.ts';
 import { isScope, type Scope } from '../auth/scopes.ts';
+import { circuitView } from '../webhooks/circuit.ts';
 import { failedDeliveries, findEndpoint, listEndpoints, redeliver, setEndpointStatus, type EndpointRow } from '../webhooks/repo.ts';
 import { printTable } from './output.ts';
 import os from 'node:os';
@@ -116,9 +117,13 @@ function parseLimit(text: string | undefined): number {
   return Number(text);
 }
 
-/** What an operator sees of an endpoint: never its secret. */
+/** What an operator sees of an endpoint: never its secret; its circuit (CLOSED, OPEN until a time, HALF_OPEN). */
 function endpointView(e: EndpointRow): object {
-  return { webhookEndpointId: e.webhookEndpointId, url: e.url, eventTypes: e.eventTypes, status: e.status, statusReason: e.statusReason, creationTime: e.creationTime };
+  const circuit = circuitView(e, new Date());
+  return {
+    webhookEndpointId: e.webhookEndpointId, url: e.url, eventTypes: e.eventTypes, status: e.status, statusReason: e.statusReason, creationTime: e.creationTime,
+    circuit: circuit.state, consecutiveFailures: circuit.consecutiveFailures, circuitOpenUntil: circuit.openUntil,
+  };
 }
 
 const REDELIVER_REFUSALS = {

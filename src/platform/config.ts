@@ -35,6 +35,9 @@ const EnvSchema = Type.Object({
   WEBHOOK_WORKERS: Type.Integer({ minimum: 0, maximum: 256, default: 32 }),
   WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 30_000, default: 10_000 }),
   WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 8 }),
+  WEBHOOK_MEMBER_CONCURRENCY: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
+  WEBHOOK_CIRCUIT_FAILURES: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+  WEBHOOK_CIRCUIT_OPEN_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 60_000 }),
   SANDBOX_RAIL_LATENCY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 0 }),
   SANDBOX_CLIENT_SECRET_1: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
   SANDBOX_CLIENT_SECRET_2: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
@@ -72,6 +75,15 @@ export interface Config {
   webhookTimeoutMs: number;
   /** Requests one endpoint may have in flight per process, so that a slow one cannot take every delivery worker. */
   webhookEndpointConcurrency: number;
+  /**
+   * Requests one member's endpoints may have in flight per process: its share of the delivery
+   * workers (default a quarter of them), so that one member's slow endpoints leave the rest free.
+   */
+  webhookMemberConcurrency: number;
+  /** Failed attempts in a row that open an endpoint's circuit. */
+  webhookCircuitFailures: number;
+  /** How long an open circuit puts the endpoint's deliveries back before a probe is sent. */
+  webhookCircuitOpenMs: number;
   /** Sandbox partners' simulated response time. */
   sandboxRailLatencyMs: number;
 }
@@ -123,7 +135,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     webhookWorkers: checked.WEBHOOK_WORKERS,
     webhookTimeoutMs: checked.WEBHOOK_TIMEOUT_MS,
     webhookEndpointConcurrency: checked.WEBHOOK_ENDPOINT_CONCURRENCY,
+    webhookMemberConcurrency: checked.WEBHOOK_MEMBER_CONCURRENCY ?? Math.max(1, Math.floor(checked.WEBHOOK_WORKERS / 4)),
+    webhookCircuitFailures: checked.WEBHOOK_CIRCUIT_FAILURES,
+    webhookCircuitOpenMs: checked.WEBHOOK_CIRCUIT_OPEN_MS,
   };
+  if (config.webhookWorkers > 1 && config.webhookMemberConcurrency >= config.webhookWorkers) {
+    throw new ConfigError(
+      `Invalid configuration: WEBHOOK_MEMBER_CONCURRENCY must be less than WEBHOOK_WORKERS (got ${config.webhookMemberConcurrency} of ${config.webhookWorkers}), or one member could take every delivery worker`,
+    );
+  }
   checkProductionSecrets(config);
   checkTimings(config);
   return config;

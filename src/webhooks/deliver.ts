@@ -2,10 +2,16 @@
 // The job re-reads the delivery and does nothing if it has moved on (a duplicate run), signs the
 // event with the endpoint's secret (Standard Webhooks, via the standardwebhooks package), posts it
 // outside any transaction, then records the attempt and its consequence in one statement: done,
-// the next attempt's job, or given up. An endpoint has at most `endpointConcurrencyMax` requests
-// in flight in a process (endpoint-slots.ts); a job that finds a slow endpoint busy is put back a
-// second or two later without counting an attempt, so a slow endpoint holds a few worker slots,
-// never all of them.
+// the next attempt's job, or given up.
+//
+// Fair shares: in a process, a member's endpoints have at most `memberConcurrencyMax` requests in
+// flight, and one endpoint at most `endpointConcurrencyMax` (slots.ts); an endpoint whose circuit
+// is open sends nothing (circuit.ts). A delivery that may not go now is put back without counting
+// an attempt, behind every member's fresh work (priority 1), so a member with slow or flooded
+// endpoints holds its share of the workers, never all of them, and others' first attempts and
+// retries are taken first. A delivery put back because its member or endpoint is slow backs off
+// (twice as long each time, up to the receiver timeout); one that merely found them busy comes
+// back within a second or two.
 import { Webhook } from 'standardwebhooks';
 import type { Task } from 'graphile-worker';
 import type { Clock } from '../platform/clock.ts';
@@ -15,7 +21,8 @@ import * as repo from './repo.ts';
 import { retryDelayMs } from './schedule.ts';
 import type { SecretBox } from './secrets.ts';
 import type { SendResult, Sender } from './sender.ts';
-import { createEndpointSlots, type Slot } from './endpoint-slots.ts';
+import { createSlots, type Refusal, type Slot } from './slots.ts';
+import { admission, type CircuitSettings } from './circuit.ts';
 import { createBatcher } from '../platform/batcher.ts';
 
 export type DeliveryOutcome = 'SUCCEEDED' | 'RETRY' | 'FAILED' | 'STALE' | 'ABANDONED' | 'DEFERRED';
@@ -26,9 +33,17 @@ export interface DeliveryDeps {
   sender: Sender;
   clock: Clock;
   endpointConcurrencyMax: number;
+  memberConcurrencyMax: number;
+  /** The receiver timeout: the longest a slot can stay taken, so the longest a put-back delivery backs off. */
+  timeoutMs: number;
+  circuit: CircuitSettings;
 }
 
 const DEFER_MS = 1000;
+/** Put-back deliveries of an open circuit come back spread over this much after it half-opens. */
+const CIRCUIT_SPREAD_MS = 2000;
+/** Times a put-back count goes on doubling the wait (2^10 s is past any timeout bound). */
+const DEFERRALS_COUNTED_MAX = 10;
 const BATCH_SIZE_MAX = 100;
 const BATCH_CONCURRENCY_MAX = 2;
 const SIGNERS_CACHED_MAX = 1000;
@@ -50,9 +65,17 @@ function judge(result: SendResult, attemptsMade: number, now: Date): Pick<repo.A
     : { outcome: 'RETRY', nextAttemptAt: new Date(now.getTime() + delayMs), disableEndpoint: null };
 }
 
+/** How long a delivery put back waits: a slow member or endpoint is backed off from, a busy one is not. */
+export function deferDelayMs(refusal: Refusal, deferrals: number, timeoutMs: number, random: () => number = Math.random): number {
+  const base = refusal === 'SLOW' ? Math.min(DEFER_MS * 2 ** Math.min(deferrals, DEFERRALS_COUNTED_MAX), Math.max(timeoutMs, DEFER_MS)) : DEFER_MS;
+  return Math.round(base * (1 + random()));
+}
+
 export function createDelivery(deps: DeliveryDeps) {
-  const slots = createEndpointSlots(deps.endpointConcurrencyMax);
-  // many deliveries run at once: their reads and their records are each one statement per batch
+  const endpointSlots = createSlots(deps.endpointConcurrencyMax);
+  // a member's deliveries waiting for its slots are bounded too: in flight and waiting, it holds at most twice its share of the workers
+  const memberSlots = createSlots(deps.memberConcurrencyMax, { waitersMax: deps.memberConcurrencyMax });
+  // many deliveries run at once: their reads, records and put-backs are each one statement per batch
   const loads = createBatcher<string, repo.DeliveryToSend | undefined>({
     run: async (ids) => {
       const found = await repo.findDeliveriesToSend(deps.db, ids);
@@ -63,8 +86,16 @@ export function createDelivery(deps: DeliveryDeps) {
   });
   const records = createBatcher<repo.AttemptRecord, boolean>({
     run: async (items) => {
-      const recorded = await repo.recordAttempts(deps.db, items);
+      const recorded = await repo.recordAttempts(deps.db, items, deps.circuit);
       return items.map((i) => recorded.has(i.deliveryId));
+    },
+    batchSizeMax: BATCH_SIZE_MAX,
+    concurrencyMax: BATCH_CONCURRENCY_MAX,
+  });
+  const deferrals = createBatcher<repo.Deferral, void>({
+    run: async (items) => {
+      await repo.deferDeliveries(deps.db, items);
+      return items.map(() => undefined);
     },
     batchSizeMax: BATCH_SIZE_MAX,
     concurrencyMax: BATCH_CONCURRENCY_MAX,
@@ -81,8 +112,20 @@ export function createDelivery(deps: DeliveryDeps) {
     return webhook;
   }
 
-  /** Signs and sends; the slot is released whatever happens. */
-  async function post(d: repo.DeliveryToSend, slot: Slot): Promise<{ result: SendResult; attemptedAt: Date }> {
+  /** Both slots (the endpoint's, then its member's), or why not; nothing is held on a refusal. */
+  async function acquire(d: repo.DeliveryToSend): Promise<Slot[] | Refusal> {
+    const endpoint = await endpointSlots.acquire(d.webhookEndpointId);
+    if (typeof endpoint === 'string') return endpoint;
+    const member = await memberSlots.acquire(d.memberId);
+    if (typeof member === 'string') {
+      endpoint.release();
+      return member;
+    }
+    return [endpoint, member];
+  }
+
+  /** Signs and sends; the slots are released whatever happens. */
+  async function post(d: repo.DeliveryToSend, slots: Slot[]): Promise<{ result: SendResult; attemptedAt: Date }> {
     try {
       const attemptedAt = deps.clock.now();
       const body = webhookBody(d);
@@ -93,13 +136,26 @@ export function createDelivery(deps: DeliveryDeps) {
         'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
         'webhook-signature': signer(d.secretSealed).sign(d.eventId, attemptedAt, body),
       };
-      return { result: await deps.sender.send(d.url, headers, body), attemptedAt };
+      return { result: await deps.sender.send(d, headers, body), attemptedAt };
     } finally {
-      slot.release();
+      for (const slot of slots) slot.release();
     }
   }
 
-  async function deliver(deliveryId: string, attemptsBefore: number): Promise<DeliveryOutcome> {
+  /** Whether the circuit lets this delivery be sent now; when not, it has been put back. */
+  async function admitted(d: repo.DeliveryToSend, deferred: number): Promise<boolean> {
+    const now = deps.clock.now();
+    const decision = admission(d, now);
+    if (decision.kind === 'SEND') return true;
+    const probeUntil = new Date(now.getTime() + deps.timeoutMs + DEFER_MS);
+    if (decision.kind === 'CLAIM_PROBE' && (await repo.claimProbe(deps.db, d.webhookEndpointId, probeUntil))) return true;
+    const untilMs = decision.kind === 'WAIT' ? decision.untilMs : probeUntil.getTime();
+    const runAt = new Date(Math.max(untilMs, now.getTime()) + Math.round(Math.random() * CIRCUIT_SPREAD_MS));
+    await deferrals.submit({ deliveryId: d.deliveryId, attemptsBefore: d.attempts, runAt, deferrals: deferred });
+    return false;
+  }
+
+  async function deliver(deliveryId: string, attemptsBefore: number, deferred = 0): Promise<DeliveryOutcome> {
     const d = await loads.submit(deliveryId);
     if (!d || d.status !== 'PENDING' || d.attempts !== attemptsBefore) return 'STALE';
     if (d.endpointStatus !== 'ENABLED') {
@@ -113,12 +169,14 @@ export function createDelivery(deps: DeliveryDeps) {
       await repo.abandonDelivery(deps.db, deliveryId, attemptsBefore, UNSEALABLE_REASON);
       return 'ABANDONED';
     }
-    const slot = await slots.acquire(d.webhookEndpointId);
-    if (!slot) {
-      await repo.deferDelivery(deps.db, deliveryId, attemptsBefore, new Date(deps.clock.now().getTime() + DEFER_MS * (1 + Math.random())));
+    if (!(await admitted(d, deferred))) return 'DEFERRED';
+    const slots = await acquire(d);
+    if (typeof slots === 'string') {
+      const runAt = new Date(deps.clock.now().getTime() + deferDelayMs(slots, deferred, deps.timeoutMs));
+      await deferrals.submit({ deliveryId, attemptsBefore, runAt, deferrals: Math.min(deferred + 1, DEFERRALS_COUNTED_MAX) });
       return 'DEFERRED';
     }
-    const { result, attemptedAt } = await post(d, slot);
+    const { result, attemptedAt } = await post(d, slots);
     const verdict = judge(result, attemptsBefore + 1, deps.clock.now());
     const recorded = await records.submit({
       deliveryId, attemptsBefore, attemptedAt, responseStatus: result.status, latencyMs: result.latencyMs,
@@ -129,9 +187,9 @@ export function createDelivery(deps: DeliveryDeps) {
   }
 
   const task: Task = async (payload) => {
-    const { deliveryId, attempt } = (payload ?? {}) as { deliveryId?: unknown; attempt?: unknown };
+    const { deliveryId, attempt, deferrals: deferred } = (payload ?? {}) as { deliveryId?: unknown; attempt?: unknown; deferrals?: unknown };
     if (typeof deliveryId !== 'string' || !isUuid(deliveryId) || typeof attempt !== 'number') throw new Error('webhooks.deliver: malformed payload');
-    await deliver(deliveryId, attempt);
+    await deliver(deliveryId, attempt, typeof deferred === 'number' && Number.isInteger(deferred) && deferred >= 0 ? deferred : 0);
   };
 
   return { deliver, task };

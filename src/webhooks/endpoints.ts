@@ -53,7 +53,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
         eventTypes: input.eventTypes ?? [...EVENT_TYPES], secretSealed: deps.secrets.seal(secret), creationTime: deps.clock.now(),
       };
       await repo.insertEndpoint(deps.db, row);
-      return { ok: true, value: { endpoint: endpointView({ ...row, status: 'ENABLED', statusReason: null, statusTime: null }), secret } };
+      return { ok: true, value: { endpoint: endpointView({ ...row, status: 'ENABLED', statusReason: null, statusTime: null, consecutiveFailures: 0, circuitOpenUntil: null, circuitProbeUntil: null }), secret } };
     },
 
     async list(memberId: string): Promise<EndpointView[]> {

@@ -4,10 +4,11 @@
 import type { Queryable } from '../platform/database/pool.ts';
 import { isUuid } from '../platform/ids.ts';
 import type { EventType } from '../events/repo.ts';
+import type { CircuitColumns, CircuitSettings } from './circuit.ts';
 
 export type EndpointStatus = 'ENABLED' | 'DISABLED' | 'DELETED';
 
-export interface EndpointRow {
+export interface EndpointRow extends CircuitColumns {
   webhookEndpointId: string;
   memberId: string;
   url: string;
@@ -20,9 +21,10 @@ export interface EndpointRow {
 }
 
 const ENDPOINT_COLUMNS = `webhook_endpoint_id AS "webhookEndpointId", member_id AS "memberId", url, event_types AS "eventTypes",
-  secret_sealed AS "secretSealed", status, status_reason AS "statusReason", creation_time AS "creationTime", status_time AS "statusTime"`;
+  secret_sealed AS "secretSealed", status, status_reason AS "statusReason", creation_time AS "creationTime", status_time AS "statusTime",
+  consecutive_failures AS "consecutiveFailures", circuit_open_until AS "circuitOpenUntil", circuit_probe_until AS "circuitProbeUntil"`;
 
-export async function insertEndpoint(db: Queryable, e: Omit<EndpointRow, 'status' | 'statusReason' | 'statusTime'>): Promise<void> {
+export async function insertEndpoint(db: Queryable, e: Omit<EndpointRow, 'status' | 'statusReason' | 'statusTime' | keyof CircuitColumns>): Promise<void> {
   await db.query(
     `INSERT INTO webhook_endpoints (webhook_endpoint_id, member_id, url, event_types, secret_sealed, creation_time)
      VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -46,22 +48,26 @@ export async function findEndpoint(db: Queryable, webhookEndpointId: string): Pr
   return rows[0];
 }
 
-/** Moves an endpoint to `to` unless it is already deleted; answers whether it moved. */
+/** Moves an endpoint to `to` unless it is already deleted; answers whether it moved. Enabling closes its circuit. */
 export async function setEndpointStatus(
   db: Queryable, webhookEndpointId: string, to: EndpointStatus, reason: string | null, memberId?: string,
 ): Promise<boolean> {
   if (!isUuid(webhookEndpointId)) return false;
   const { rowCount } = await db.query(
-    `UPDATE webhook_endpoints SET status = $2, status_reason = $3, status_time = now()
+    `UPDATE webhook_endpoints SET status = $2, status_reason = $3, status_time = now(),
+            consecutive_failures = CASE WHEN $2 = 'ENABLED' THEN 0 ELSE consecutive_failures END,
+            circuit_open_until = CASE WHEN $2 = 'ENABLED' THEN NULL ELSE circuit_open_until END,
+            circuit_probe_until = CASE WHEN $2 = 'ENABLED' THEN NULL ELSE circuit_probe_until END
       WHERE webhook_endpoint_id = $1 AND status <> 'DELETED' AND ($4::text IS NULL OR member_id = $4)`,
     [webhookEndpointId, to, reason, memberId ?? null],
   );
   return rowCount === 1;
 }
 
-export interface DeliveryToSend {
+export interface DeliveryToSend extends CircuitColumns {
   deliveryId: string;
   webhookEndpointId: string;
+  memberId: string;
   status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
   attempts: number;
   url: string;
@@ -77,8 +83,10 @@ export interface DeliveryToSend {
 export async function findDeliveriesToSend(db: Queryable, deliveryIds: string[]): Promise<Map<string, DeliveryToSend>> {
   const { rows } = await db.query<DeliveryToSend>({
     name: 'webhooks-deliveries-to-send',
-    text: `SELECT d.delivery_id AS "deliveryId", d.webhook_endpoint_id AS "webhookEndpointId", d.status, d.attempts,
+    text: `SELECT d.delivery_id AS "deliveryId", d.webhook_endpoint_id AS "webhookEndpointId", d.member_id AS "memberId", d.status, d.attempts,
                   w.url, w.secret_sealed AS "secretSealed", w.status AS "endpointStatus",
+                  w.consecutive_failures AS "consecutiveFailures", w.circuit_open_until AS "circuitOpenUntil",
+                  w.circuit_probe_until AS "circuitProbeUntil",
                   e.event_key AS "eventId", e.type, e.created_at AS "timestamp",
                   e.data || jsonb_build_object('eventId', e.event_key, 'sequence', e.sequence) AS data
              FROM webhook_deliveries d
@@ -107,10 +115,12 @@ export interface AttemptRecord {
 
 /**
  * Records attempts and their consequences in one statement: the attempt rows, the deliveries' new
- * states, the jobs of the next attempts, and endpoints disabled on a 410. An attempt whose delivery
- * has moved on since it began (a duplicate job run) is not recorded; answers the ids recorded.
+ * states, the jobs of the next attempts, and the endpoints' circuits (circuit.ts) and their
+ * disabling on a 410. An attempt whose delivery has moved on since it began (a duplicate job run)
+ * is not recorded; answers the ids recorded. An endpoint row is written only when its circuit or
+ * status changes, so that a healthy endpoint's successes do not all queue on its row lock.
  */
-export async function recordAttempts(db: Queryable, records: AttemptRecord[]): Promise<Set<string>> {
+export async function recordAttempts(db: Queryable, records: AttemptRecord[], circuit: CircuitSettings): Promise<Set<string>> {
   const { rows } = await db.query<{ deliveryId: string }>({
     name: 'webhooks-record-attempts',
     text: `WITH input AS (
@@ -121,21 +131,36 @@ export async function recordAttempts(db: Queryable, records: AttemptRecord[]): P
                     completed_at = CASE WHEN i.status = 'PENDING' THEN NULL ELSE i.attempted_at END
                FROM input i
               WHERE w.delivery_id = i.delivery_id AND w.status = 'PENDING' AND w.attempts = i.attempts_before
-              RETURNING w.delivery_id, w.attempts, w.webhook_endpoint_id, i.attempted_at, i.response_status, i.latency_ms, i.error,
+              RETURNING w.delivery_id, w.attempts, w.webhook_endpoint_id, w.status, i.attempted_at, i.response_status, i.latency_ms, i.error,
                         i.next_attempt_at, i.disable_reason),
            a AS (INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, response_status, latency_ms, error)
                  SELECT delivery_id, attempts, attempted_at, response_status, latency_ms, error FROM d RETURNING delivery_id),
            j AS (SELECT enqueue_webhook_delivery_jobs(array_agg(delivery_id), array_agg(attempts), array_agg(next_attempt_at))
                    FROM d WHERE next_attempt_at IS NOT NULL),
-           w AS (UPDATE webhook_endpoints e SET status = 'DISABLED', status_reason = d.disable_reason, status_time = d.attempted_at
-                   FROM d WHERE d.disable_reason IS NOT NULL AND e.webhook_endpoint_id = d.webhook_endpoint_id AND e.status = 'ENABLED'
+           per_endpoint AS (
+             SELECT webhook_endpoint_id, bool_or(status = 'SUCCEEDED') AS succeeded, count(*) FILTER (WHERE status <> 'SUCCEEDED')::int AS failed,
+                    max(disable_reason) AS disable_reason, max(attempted_at) AS attempted_at
+               FROM d GROUP BY webhook_endpoint_id),
+           w AS (UPDATE webhook_endpoints e SET
+                   status = CASE WHEN p.disable_reason IS NOT NULL AND e.status = 'ENABLED' THEN 'DISABLED' ELSE e.status END,
+                   status_reason = CASE WHEN p.disable_reason IS NOT NULL AND e.status = 'ENABLED' THEN p.disable_reason ELSE e.status_reason END,
+                   status_time = CASE WHEN p.disable_reason IS NOT NULL AND e.status = 'ENABLED' THEN p.attempted_at ELSE e.status_time END,
+                   consecutive_failures = CASE WHEN p.succeeded THEN 0 ELSE least(e.consecutive_failures + p.failed, 1000000) END,
+                   circuit_open_until = CASE WHEN p.succeeded THEN NULL
+                                             WHEN e.consecutive_failures + p.failed >= $10 THEN now() + make_interval(secs => $11::double precision / 1000)
+                                             ELSE e.circuit_open_until END,
+                   circuit_probe_until = CASE WHEN p.succeeded OR e.consecutive_failures + p.failed >= $10 THEN NULL ELSE e.circuit_probe_until END
+                   FROM per_endpoint p
+                  WHERE e.webhook_endpoint_id = p.webhook_endpoint_id
+                    AND (p.failed > 0 OR p.disable_reason IS NOT NULL
+                         OR e.consecutive_failures > 0 OR e.circuit_open_until IS NOT NULL OR e.circuit_probe_until IS NOT NULL)
                  RETURNING 1)
-           SELECT a.delivery_id AS "deliveryId" FROM a, (SELECT count(*) FROM j) AS jobs, (SELECT count(*) FROM w) AS disabled`,
+           SELECT a.delivery_id AS "deliveryId" FROM a, (SELECT count(*) FROM j) AS jobs, (SELECT count(*) FROM w) AS endpoints`,
     values: [
       records.map((r) => r.deliveryId), records.map((r) => r.attemptsBefore), records.map((r) => r.attemptedAt),
       records.map((r) => r.responseStatus), records.map((r) => r.latencyMs), records.map((r) => r.error),
       records.map((r) => (r.outcome === 'RETRY' ? 'PENDING' : r.outcome)), records.map((r) => r.nextAttemptAt),
-      records.map((r) => r.disableEndpoint),
+      records.map((r) => r.disableEndpoint), circuit.failuresMax, circuit.openMs,
     ],
   });
   return new Set(rows.map((r) => r.deliveryId));
@@ -150,13 +175,41 @@ export async function abandonDelivery(db: Queryable, deliveryId: string, attempt
   );
 }
 
-/** Puts a delivery's job back without counting an attempt (its endpoint is busy in this process). */
-export async function deferDelivery(db: Queryable, deliveryId: string, attemptsBefore: number, runAt: Date): Promise<void> {
-  await db.query(
-    `SELECT enqueue_webhook_delivery_jobs(ARRAY[delivery_id], ARRAY[attempts], ARRAY[$3::timestamptz])
-       FROM webhook_deliveries WHERE delivery_id = $1 AND status = 'PENDING' AND attempts = $2`,
-    [deliveryId, attemptsBefore, runAt],
+export interface Deferral {
+  deliveryId: string;
+  attemptsBefore: number;
+  runAt: Date;
+  /** Times this delivery has now been put back in a row (carried in the job's payload). */
+  deferrals: number;
+}
+
+/**
+ * Puts deliveries' jobs back without counting an attempt (member or endpoint busy, circuit open),
+ * behind fresh work (migration 0017's defer_webhook_delivery_jobs). One statement for many.
+ */
+export async function deferDeliveries(db: Queryable, items: Deferral[]): Promise<void> {
+  await db.query({
+    name: 'webhooks-defer-deliveries',
+    text: `WITH input AS (SELECT * FROM unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[]) AS i(delivery_id, attempts_before, run_at, deferrals)),
+                due AS (SELECT i.* FROM input i JOIN webhook_deliveries d
+                          ON d.delivery_id = i.delivery_id AND d.status = 'PENDING' AND d.attempts = i.attempts_before)
+           SELECT defer_webhook_delivery_jobs(array_agg(delivery_id), array_agg(attempts_before), array_agg(run_at), array_agg(deferrals)) FROM due`,
+    values: [items.map((i) => i.deliveryId), items.map((i) => i.attemptsBefore), items.map((i) => i.runAt), items.map((i) => i.deferrals)],
+  });
+}
+
+/**
+ * Half open: makes this delivery the endpoint's probe, out until `probeUntil`, unless another
+ * delivery already is (or the circuit has moved on); answers whether it is the probe.
+ */
+export async function claimProbe(db: Queryable, webhookEndpointId: string, probeUntil: Date): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE webhook_endpoints SET circuit_probe_until = $2
+      WHERE webhook_endpoint_id = $1 AND circuit_open_until IS NOT NULL AND circuit_open_until <= now()
+        AND (circuit_probe_until IS NULL OR circuit_probe_until <= now())`,
+    [webhookEndpointId, probeUntil],
   );
+  return rowCount === 1;
 }
 
 export interface DeliveryView {

@@ -157,16 +157,21 @@ describe('webhooks, while the service runs', () => {
     assert.ok(Array.isArray(listed), 'a list prints an array even with one row');
     const row = listed.find((e) => e['webhookEndpointId'] === endpoint.webhookEndpointId);
     assert.ok(row);
-    assert.deepEqual(Object.keys(row), ['webhookEndpointId', 'url', 'eventTypes', 'status', 'statusReason', 'creationTime']);
+    assert.deepEqual(Object.keys(row), [
+      'webhookEndpointId', 'url', 'eventTypes', 'status', 'statusReason', 'creationTime', 'circuit', 'consecutiveFailures', 'circuitOpenUntil',
+    ]);
     assert.equal(row['url'], receiver.url);
     assert.deepEqual(row['eventTypes'], ['payout.status_changed']);
     assert.equal(row['status'], 'DISABLED');
     assert.equal(row['statusReason'], GONE_REASON);
     assert.equal(typeof row['creationTime'], 'string');
+    assert.equal(row['circuit'], 'CLOSED', 'one failed attempt does not open the circuit');
+    assert.equal(row['consecutiveFailures'], 1);
+    assert.equal(row['circuitOpenUntil'], null);
 
     const text = await admin(['webhooks', 'endpoints', '--member', DEMO.memberId]);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /^webhookEndpointId\s+url\s+eventTypes\s+status\s+statusReason\s+creationTime\n/);
+    assert.match(text.stdout, /^webhookEndpointId\s+url\s+eventTypes\s+status\s+statusReason\s+creationTime\s+circuit\s+consecutiveFailures\s+circuitOpenUntil\n/);
     const line = text.stdout.split('\n').find((l) => l.startsWith(endpoint.webhookEndpointId));
     assert.ok(line);
     assert.match(line, /payout\.status_changed\s+DISABLED\s+the endpoint answered 410 Gone/);

@@ -4,6 +4,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  /** The request's path (one receiver can stand for several endpoints on the same host and port). */
+  path: string;
   headers: Record<string, string>;
   body: string;
   at: number;
@@ -35,7 +37,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const got: Received = { headers: request.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const got: Received = { path: request.url ?? '', headers: request.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
       receiver.received.push(got);
       const answer = receiver.answer(got);
       if (answer === 'hang') {

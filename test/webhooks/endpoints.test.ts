@@ -153,16 +153,16 @@ describe('the URL policy', () => {
 
   test('production deliveries never connect to a name that resolves inside (DNS rebinding): refused before any byte is sent', async () => {
     const receiver = await startReceiver();
-    const sender = createSender({ mode: 'production', timeoutMs: 2000, connectionsPerOriginMax: 2 });
+    const sender = createSender({ mode: 'production', timeoutMs: 2000, connectionsPerEndpointMax: 2 });
     try {
       const port = new URL(receiver.url).port;
-      const result = await sender.send(`http://localhost:${port}/hooks`, { 'content-type': 'application/json' }, '{}');
+      const result = await sender.send({ webhookEndpointId: 'e1', url: `http://localhost:${port}/hooks` }, { 'content-type': 'application/json' }, '{}');
       assert.equal(result.status, null);
       assert.match(result.error ?? '', /EADDRNOTALLOWED|non-public address/);
       assert.equal(receiver.received.length, 0);
       // the same receiver is reached in sandbox mode
-      const sandbox = createSender({ mode: 'sandbox', timeoutMs: 2000, connectionsPerOriginMax: 2 });
-      assert.equal((await sandbox.send(`http://localhost:${port}/hooks`, {}, '{}')).status, 200);
+      const sandbox = createSender({ mode: 'sandbox', timeoutMs: 2000, connectionsPerEndpointMax: 2 });
+      assert.equal((await sandbox.send({ webhookEndpointId: 'e1', url: `http://localhost:${port}/hooks` }, {}, '{}')).status, 200);
       await sandbox.close();
       assert.equal(receiver.received.length, 1);
     } finally {
