@@ -33,7 +33,7 @@ import { sandboxRoutes } from './sandbox/routes.ts';
 import { clientRoutes } from './auth/client-routes.ts';
 import { healthRoutes, type Readiness } from './health/routes.ts';
 import { eventRoutes } from './events/routes.ts';
-import { EventRecord } from './events/schemas.ts';
+import { documentedEvent, EVENT_SCHEMAS, webhookOperations } from './events/schemas.ts';
 import type { EventsService } from './events/service.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import type { EndpointsService } from './webhooks/endpoints.ts';
@@ -111,9 +111,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return typeof basic === 'object' ? `client:${basic.clientId}` : undefined;
     },
   });
-  await registerOpenApi(app);
+  await registerOpenApi(app, { webhooks: webhookOperations(), schemas: { Event: documentedEvent() } });
   // Schemas referenced by $ref from more than one area live at the root.
-  for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord, EventRecord]) app.addSchema(applyBounds(schema));
+  for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord, ...EVENT_SCHEMAS]) app.addSchema(applyBounds(schema));
   registerAuth(app, { signer, clientStatus });
   if (options.mock) installMockHandlers(app);
 

@@ -607,7 +607,88 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "payout.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payout was created or changed payoutStatus
+         * @description Signed as Standard Webhooks specifies (`webhook-id`: the eventId, the same on every retry; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h); 410 disables the endpoint.
+         */
+        post: operations["onPayoutStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.cancellation_status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payout's cancellation was asked for, done or refused
+         * @description Signed as Standard Webhooks specifies (`webhook-id`: the eventId, the same on every retry; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h); 410 disables the endpoint.
+         */
+        post: operations["onPayoutCancellationStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.review_status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Our operators opened or resolved a review of a payout whose outcome at the partner could not be established automatically (its funds stay reserved meanwhile)
+         * @description Signed as Standard Webhooks specifies (`webhook-id`: the eventId, the same on every retry; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h); 410 disables the endpoint.
+         */
+        post: operations["onPayoutReviewStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A settlement was created or changed settlementStatus
+         * @description Signed as Standard Webhooks specifies (`webhook-id`: the eventId, the same on every retry; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h); 410 disables the endpoint.
+         */
+        post: operations["onSettlementStatusChanged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1020,7 +1101,261 @@ export interface components {
              */
             rateId: string;
         };
+        PayoutStatusChangedData: {
+            /** Format: uuid */
+            payoutId: string;
+            sourceMemberPayoutId: string;
+            /**
+             * Format: uuid
+             * @description The event's id (also the webhook-id header)
+             */
+            eventId: string;
+            /**
+             * Format: int32
+             * @description 1, 2, 3 … per payout: keep the highest seen, ignore older ones
+             */
+            sequence: number;
+            /** @enum {string} */
+            payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+            /** @enum {string} */
+            payoutCancellationStatus?: "ACCP" | "PNDG" | "PRCD" | "RJCT";
+            cashoutStatus?: string;
+            rejectReason?: string;
+            /** @description null on creation */
+            previousStatus: ("RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD") | null;
+        } & {
+            [key: string]: unknown;
+        };
+        PayoutCancellationStatusChangedData: {
+            /** Format: uuid */
+            payoutId: string;
+            sourceMemberPayoutId: string;
+            /**
+             * Format: uuid
+             * @description The event's id (also the webhook-id header)
+             */
+            eventId: string;
+            /**
+             * Format: int32
+             * @description 1, 2, 3 … per payout: keep the highest seen, ignore older ones
+             */
+            sequence: number;
+            /** @enum {string} */
+            payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+            /** @enum {string} */
+            payoutCancellationStatus?: "ACCP" | "PNDG" | "PRCD" | "RJCT";
+            cashoutStatus?: string;
+            rejectReason?: string;
+            /** @description The previous cancellation status; null when the cancellation was asked */
+            previousStatus: ("ACCP" | "PNDG" | "PRCD" | "RJCT") | null;
+        } & {
+            [key: string]: unknown;
+        };
+        PayoutReviewStatusChangedData: {
+            /** Format: uuid */
+            payoutId: string;
+            sourceMemberPayoutId: string;
+            /**
+             * Format: uuid
+             * @description The event's id (also the webhook-id header)
+             */
+            eventId: string;
+            /**
+             * Format: int32
+             * @description 1, 2, 3 … per payout: keep the highest seen, ignore older ones
+             */
+            sequence: number;
+            /** @enum {string} */
+            payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+            /** @enum {string} */
+            reviewStatus: "OPEN" | "RESOLVED";
+            /**
+             * @description STATUS_UNKNOWN: the partner could not be asked what became of the payout; CANCEL_UNKNOWN: a cancellation could not be settled; CONTRADICTION: the partner said something that contradicts the payout
+             * @enum {string}
+             */
+            reviewReason: "STATUS_UNKNOWN" | "CANCEL_UNKNOWN" | "CONTRADICTION";
+            /** @enum {string} */
+            resolution?: "PAID" | "NOT_PAID" | "RETRY" | "ACKNOWLEDGED";
+        } & {
+            [key: string]: unknown;
+        };
+        SettlementStatusChangedData: {
+            /** Format: uuid */
+            settlementId: string;
+            /**
+             * @description S100..S400 are unfinished; S500, S600 and S700 are final
+             * @enum {string}
+             */
+            settlementStatus: "S100_SCHEDULED" | "S200_RECEIVED" | "S300_IN_PROGRESS" | "S400_FIAT_WITHDRAWAL_IN_PROGRESS" | "S500_TERMINATED" | "S600_COMPLETED" | "S700_FAILED";
+            /** @description Source currency */
+            settlementAmt: number;
+            /** @description Source currency still to be settled; 0 once completed */
+            pendingAmt: number;
+            /** @description The locked rate of the settlement's execution interval */
+            rate: number;
+            /** @description Destination currency, settlementAmt * rate half-up; null until S600_COMPLETED */
+            settlementAmtReceived: number | null;
+            sourceCcy: string;
+            destinationCcy: string;
+            sourceMemberId: string;
+            destinationMemberId: string;
+            notes: string | null;
+            /** Format: date-time */
+            creationTime: string;
+            /** @description null unless completed */
+            completionTime: string | null;
+            /**
+             * Format: date-time
+             * @description When the settlement starts: creation time plus its execution interval
+             */
+            dueDate: string;
+            /**
+             * @description When the settlement runs after its creation
+             * @enum {string}
+             */
+            executionInterval: "IMMEDIATE" | "ONE_HOUR" | "TWO_HOURS" | "THREE_HOURS" | "FOUR_HOURS" | "FIVE_HOURS" | "SIX_HOURS";
+            /**
+             * Format: uuid
+             * @description Extension: the rate lock it used
+             */
+            rateId: string;
+            /** @description null on creation */
+            previousStatus: ("S100_SCHEDULED" | "S200_RECEIVED" | "S300_IN_PROGRESS" | "S400_FIAT_WITHDRAWAL_IN_PROGRESS" | "S500_TERMINATED" | "S600_COMPLETED" | "S700_FAILED") | null;
+            /**
+             * Format: uuid
+             * @description The event's id (also the webhook-id header)
+             */
+            eventId: string;
+            /**
+             * Format: int32
+             * @description 1, 2, 3 … per settlement: keep the highest seen, ignore older ones
+             */
+            sequence: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A payout was created or changed payoutStatus */
+        PayoutStatusChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Also the `webhook-id` of its webhook deliveries
+             */
+            eventId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payout.status_changed";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["PayoutStatusChangedData"];
+        };
+        /** @description A payout's cancellation was asked for, done or refused */
+        PayoutCancellationStatusChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Also the `webhook-id` of its webhook deliveries
+             */
+            eventId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payout.cancellation_status_changed";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["PayoutCancellationStatusChangedData"];
+        };
+        /** @description Our operators opened or resolved a review of a payout whose outcome at the partner could not be established automatically (its funds stay reserved meanwhile) */
+        PayoutReviewStatusChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Also the `webhook-id` of its webhook deliveries
+             */
+            eventId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "payout.review_status_changed";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["PayoutReviewStatusChangedData"];
+        };
+        /** @description A settlement was created or changed settlementStatus */
+        SettlementStatusChangedEvent: {
+            /**
+             * Format: uuid
+             * @description Also the `webhook-id` of its webhook deliveries
+             */
+            eventId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "settlement.status_changed";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["SettlementStatusChangedData"];
+        };
+        /** @description A payout was created or changed payoutStatus */
+        PayoutStatusChangedWebhook: {
+            /** @enum {string} */
+            type: "payout.status_changed";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["PayoutStatusChangedData"];
+        };
+        /** @description A payout's cancellation was asked for, done or refused */
+        PayoutCancellationStatusChangedWebhook: {
+            /** @enum {string} */
+            type: "payout.cancellation_status_changed";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["PayoutCancellationStatusChangedData"];
+        };
+        /** @description Our operators opened or resolved a review of a payout whose outcome at the partner could not be established automatically (its funds stay reserved meanwhile) */
+        PayoutReviewStatusChangedWebhook: {
+            /** @enum {string} */
+            type: "payout.review_status_changed";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["PayoutReviewStatusChangedData"];
+        };
+        /** @description A settlement was created or changed settlementStatus */
+        SettlementStatusChangedWebhook: {
+            /** @enum {string} */
+            type: "settlement.status_changed";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["SettlementStatusChangedData"];
+        };
         /**
+         * @description An event: its `type` says which `data` it carries. New types may be added: ignore the ones you do not know.
          * @example {
          *       "eventId": "7d0b3c1e-5a4f-4b8e-9a51-3f1c2e8d6b40",
          *       "type": "payout.status_changed",
@@ -1035,24 +1370,7 @@ export interface components {
          *       }
          *     }
          */
-        Event: {
-            /**
-             * Format: uuid
-             * @description Also the `webhook-id` of its webhook deliveries
-             */
-            eventId: string;
-            /** @enum {string} */
-            type: "payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed";
-            /**
-             * Format: date-time
-             * @description When the change happened
-             */
-            timestamp: string;
-            /** @description payout events: the payout status response plus payoutId, sourceMemberPayoutId and previousStatus; settlement events: the settlement record plus previousStatus. Always eventId and sequence (1, 2, 3 … per payout or settlement, in the order of its changes): keep the highest sequence seen per resource and ignore older ones. */
-            data: {
-                [key: string]: unknown;
-            };
-        };
+        Event: components["schemas"]["PayoutStatusChangedEvent"] | components["schemas"]["PayoutCancellationStatusChangedEvent"] | components["schemas"]["PayoutReviewStatusChangedEvent"] | components["schemas"]["SettlementStatusChangedEvent"];
     };
     responses: never;
     parameters: never;
@@ -6770,6 +7088,122 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    onPayoutStatusChanged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutStatusChangedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: no retry */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPayoutCancellationStatusChanged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutCancellationStatusChangedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: no retry */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPayoutReviewStatusChanged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PayoutReviewStatusChangedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: no retry */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSettlementStatusChanged: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettlementStatusChangedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: no retry */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -9,8 +9,8 @@ export function StringEnum<const T extends readonly string[]>(
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
-export function Nullable<T extends TSchema>(schema: T) {
-  return Type.Union([schema, Type.Null()]);
+export function Nullable<T extends TSchema>(schema: T, options: Record<string, unknown> = {}) {
+  return Type.Union([schema, Type.Null()], options);
 }
 
 /** Paging and sorting fields have defaults: optional to the caller, always there once validated. */

@@ -167,3 +167,14 @@ export const SettlementContext = Type.Object(
     }],
   },
 );
+
+/** The `data` of settlement.status_changed: the settlement record, its previous status, eventId and sequence. */
+export const SettlementStatusChangedData = Type.Object(
+  {
+    ...SettlementRecord.properties,
+    previousStatus: Type.Union([SettlementStatusSchema, Type.Null()], { description: 'null on creation' }),
+    eventId: Type.String({ format: 'uuid', description: 'The event\'s id (also the webhook-id header)' }),
+    sequence: Type.Integer({ minimum: 1, maximum: 1_000_000, description: '1, 2, 3 … per settlement: keep the highest seen, ignore older ones' }),
+  },
+  { $id: 'SettlementStatusChangedData', additionalProperties: true },
+);

@@ -93,8 +93,10 @@ function headersFor(key: string, path: string, status: string): Record<string, u
   return headers;
 }
 
-/** Adds operation ids, response headers, servers, contact and licence to the generated document. */
-export function completeDocument(document: Record<string, unknown>): Record<string, unknown> {
+/** Adds operation ids, response headers, the webhooks section, servers, contact and licence to the generated document. */
+export function completeDocument(
+  document: Record<string, unknown>, extras: { webhooks: Record<string, unknown>; schemas: Record<string, unknown> },
+): Record<string, unknown> {
   const paths = (document['paths'] ?? {}) as Record<string, Record<string, Operation>>;
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
@@ -106,8 +108,11 @@ export function completeDocument(document: Record<string, unknown>): Record<stri
       }
     }
   }
+  document['webhooks'] = extras.webhooks;
   const components = (document['components'] ??= {}) as Record<string, unknown>;
   components['headers'] = RESPONSE_HEADERS;
+  // schemas the document shows differently from the lenient ones that serialise answers (e.g. Event)
+  Object.assign((components['schemas'] ??= {}) as Record<string, unknown>, extras.schemas);
   document['servers'] = [{ url: '/', description: 'The service that serves this document (sandbox or production)', 'x-internal': false }];
   const info = (document['info'] ??= {}) as Record<string, unknown>;
   info['contact'] = { name: 'API support: quote the X-Request-Id of the answer in question' };

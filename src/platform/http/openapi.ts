@@ -34,7 +34,14 @@ every failure has the body \`{code, message, detail}\` where \`detail\` names th
 Request bodies are limited to 64 KiB. Requests are rate limited per OAuth client (429 with
 \`Retry-After\`). Access tokens come from \`POST /oauth2/token\` and last 300 seconds.`;
 
-export async function registerOpenApi(app: FastifyInstance) {
+export interface OpenApiOptions {
+  /** The document's `webhooks` section: what the service posts to members' endpoints. */
+  webhooks: Record<string, unknown>;
+  /** Component schemas the document shows in place of the ones that serialise answers. */
+  schemas: Record<string, unknown>;
+}
+
+export async function registerOpenApi(app: FastifyInstance, options: OpenApiOptions) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -69,7 +76,7 @@ export async function registerOpenApi(app: FastifyInstance) {
         { name: 'Operations', description: 'Health and readiness probes' },
       ],
     },
-    transformObject: (document) => completeDocument(withErrorExamples(('openapiObject' in document ? document.openapiObject : {}) as Record<string, unknown>)),
+    transformObject: (document) => completeDocument(withErrorExamples(('openapiObject' in document ? document.openapiObject : {}) as Record<string, unknown>), options),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json['$id'] ?? `def-${i}`) },
   });
 
