@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../platform/database/pool.ts';
 import { parseAmount } from '../platform/money.ts';
 import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
-import { createTransfers, postPending, voidPending } from '../ledger/service.ts';
+import { createTransfers, lockAccountsOf, postPending, voidPending } from '../ledger/service.ts';
+import type { AccountSpec } from '../ledger/accounts.ts';
 import { insertEvents, type NewEvent } from '../events/repo.ts';
 import {
   findCancellationTransition, findTransition, type CancellationEvent, type PayoutEvent, type PayoutStatus,
@@ -45,6 +46,26 @@ async function reverse(db: Queryable, row: repo.PayoutRow): Promise<void> {
   const group = [{ transferId: randomUUID(), debit: payoutClearingAccount(row.destinationMemberId, row.destinationCcy), credit: prefund, amount, reason: 'PAYOUT_REVERSAL', reference }];
   if (fee > 0n) group.push({ transferId: randomUUID(), debit: feesAccount(row.destinationCcy), credit: prefund, amount: fee, reason: 'PAYOUT_FEE_REVERSAL', reference });
   await createTransfers(db, [group], { twoPhase: false });
+}
+
+/** The ledger accounts a payout's movements touch: its reservation's, which a reversal also uses. */
+function accountsOf(row: repo.PayoutRow): AccountSpec[] {
+  const accounts = [prefundAccount(row.sourceMemberId, row.destinationMemberId, row.destinationCcy), payoutClearingAccount(row.destinationMemberId, row.destinationCcy)];
+  if (minor(row, row.transferFee) > 0n) accounts.push(feesAccount(row.destinationCcy));
+  return accounts;
+}
+
+/**
+ * For a transaction that applies events to several locked payouts: locks, up front and in one
+ * statement, the ledger accounts of those whose move voids or reverses (the ledger's LOCK ORDER,
+ * ledger/service.ts). Moves that post or touch no money lock no account, so they are left out.
+ */
+export async function lockLedgerFor(db: Queryable, moves: Array<{ row: repo.PayoutRow; event: PayoutEvent | undefined }>): Promise<void> {
+  const moving = moves.filter(({ row, event }) => {
+    const ledger = event && findTransition(row.payoutStatus, event)?.ledger;
+    return ledger === 'VOID' || ledger === 'REVERSE';
+  });
+  await lockAccountsOf(db, moving.flatMap(({ row }) => accountsOf(row)));
 }
 
 const TIME_OF: Partial<Record<PayoutStatus, 'completionTime' | 'rejectionTime' | 'cancellationTime'>> = {

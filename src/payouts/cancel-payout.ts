@@ -1,7 +1,8 @@
 // POST /v2/payouts/{id}/cancel records the request (cancellation PNDG) and enqueues the cancel
 // job in the same transaction; the job asks the partner when the payout is with one, then ends
 // the cancellation: payout CNCL and cancellation PRCD, or cancellation RJCT when it was paid.
-import { withTransaction, type Db } from '../platform/database/pool.ts';
+import { type Db } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
 import { enqueueJob } from '../platform/jobs.ts';
 import { applyToLocked, changeCancellation } from './apply.ts';

@@ -1,7 +1,8 @@
 // Partner reports: what a partner says later about a payout it holds. Every report, from a real
 // partner (through the partner-report job) or from the sandbox's simulate control, is applied
 // here and nowhere else.
-import { withTransaction, type Db } from '../platform/database/pool.ts';
+import { type Db } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
 import { applyToLocked, type ApplyResult } from './apply.ts';
 import type { PayoutEvent } from './lifecycle.ts';

@@ -2,13 +2,14 @@
 // call is made with no lock held, and its answer is applied afterwards. If the process dies in
 // between, the finish-submission job sends the same payout id again; rails answer a repeated id
 // as they answered the first time, so nothing is paid twice.
-import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
+import { type Db, type Queryable } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
-import { applyToLocked, noteSubmission, statusEvent } from './apply.ts';
+import { applyToLocked, lockLedgerFor, noteSubmission, statusEvent } from './apply.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { postPending } from '../ledger/service.ts';
 import { insertEvents } from '../events/repo.ts';
-import { findTransition } from './lifecycle.ts';
+import { findTransition, type PayoutEvent } from './lifecycle.ts';
 import { requireRail, type PayoutForRail, type RailRegistry, type SubmitOutcome } from './rails/rail.ts';
 import * as repo from './repo.ts';
 
@@ -28,6 +29,15 @@ export const forRail = (row: repo.PayoutRow): PayoutForRail => ({
   sender: row.sender,
   beneficiary: row.beneficiary,
 });
+
+/** The event a partner's answer makes of a locked payout (undefined: no change of status). Mirrors applySubmitOutcome. */
+export function answerEvent(locked: repo.PayoutRow, outcome: SubmitOutcome | undefined): PayoutEvent | undefined {
+  const fromAccepted = locked.payoutStatus === 'ACCP';
+  if (!fromAccepted && locked.payoutStatus !== 'PNDG') return undefined;
+  if (outcome === undefined || outcome.outcome === 'PENDING') return fromAccepted ? 'SUBMIT_PENDING' : undefined;
+  if (outcome.outcome === 'CONFIRMED') return fromAccepted ? 'SUBMIT_CONFIRMED' : 'PARTNER_CONFIRMED';
+  return 'PARTNER_REJECTED';
+}
 
 /** The partner's answer (undefined: no answer in time) applied to a locked payout. */
 export async function applySubmitOutcome(db: Queryable, locked: repo.PayoutRow, outcome: SubmitOutcome | undefined, now: Date): Promise<repo.PayoutRow> {
@@ -72,8 +82,11 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
   const locked = await repo.lockPayouts(client, [...new Set(answers.map((a) => a.row.payoutId))]);
   const done = new Map<string, repo.PayoutRow>();
   const fast: Array<{ row: repo.PayoutRow; posts: boolean }> = [];
+  const slow: Array<{ row: repo.PayoutRow; outcome: SubmitOutcome | undefined }> = [];
+  const seen = new Set<string>();
   for (const { row, outcome } of answers) {
-    if (done.has(row.payoutId)) continue; // the same payout twice in a batch: the first answer counts
+    if (seen.has(row.payoutId)) continue; // the same payout twice in a batch: the first answer counts
+    seen.add(row.payoutId);
     const current = locked.get(row.payoutId);
     if (!current) throw new Error(`payout ${row.payoutId} vanished`);
     const event = current.submissionState === 'SUBMITTING' && current.payoutStatus === 'ACCP'
@@ -81,7 +94,8 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
       : undefined;
     const transition = event && findTransition(current.payoutStatus, event);
     if (!transition || !outcome || outcome.outcome === 'REJECTED') {
-      done.set(row.payoutId, current.submissionState === 'SUBMITTING' ? await applySubmitOutcome(client, current, outcome, now) : current);
+      if (current.submissionState === 'SUBMITTING') slow.push({ row: current, outcome });
+      else done.set(row.payoutId, current);
       continue;
     }
     const next: repo.PayoutRow = {
@@ -95,6 +109,9 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
     fast.push({ row: next, posts: transition.ledger === 'POST' });
     done.set(row.payoutId, next);
   }
+  // the rest one by one, the ledger accounts of all their voids locked first (ledger LOCK ORDER)
+  await lockLedgerFor(client, slow.map(({ row, outcome }) => ({ row, event: answerEvent(row, outcome) })));
+  for (const { row, outcome } of slow) done.set(row.payoutId, await applySubmitOutcome(client, row, outcome, now));
   const posted = fast.filter((f) => f.posts).map((f) => f.row.payoutId);
   if (posted.length > 0) await postPending(client, ...posted);
   await repo.writeSubmissions(client, fast.map((f) => f.row));
