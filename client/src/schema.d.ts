@@ -1921,7 +1921,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payout
-         * @description Validates the request against the provider (field rules: 400 naming the field), its currency, method and limits (422), computes transferFee, and reserves payoutAmt + transferFee from your prefund at the provider's destination member (422 INSUFFICIENT_PREFUND). Idempotent by sourceMemberPayoutId: the same request again answers the original 201 with `Idempotent-Replayed: true`; a different request under the same id is 409 DUPLICATE_SOURCE_MEMBER_PAYOUT_ID. A provider whose destination member has no active corridor from you is 422 UNKNOWN_PAYOUT_PROVIDER.
+         * @description Validates the request against the provider (field rules: 400 naming the field), its currency, method and limits (422), computes transferFee, and reserves payoutAmt + transferFee from your prefund at the provider's destination member (422 INSUFFICIENT_PREFUND). Idempotent by sourceMemberPayoutId: the same request again answers the original 201 with `Idempotent-Replayed: true`; a different request under the same id is 409 DUPLICATE_SOURCE_MEMBER_PAYOUT_ID. A provider whose destination member has no active corridor from you is 422 UNKNOWN_PAYOUT_PROVIDER. Under heavy contention the service may answer 503 SERVICE_UNAVAILABLE with `Retry-After`: nothing was created, and the same request (same sourceMemberPayoutId) may be sent again.
          */
         post: {
             parameters: {
@@ -2164,6 +2164,22 @@ export interface paths {
                          *       "code": "INTERNAL_ERROR",
                          *       "message": "Something went wrong on our side.",
                          *       "detail": "requestId: req-6f1d4c1a"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": "SERVICE_UNAVAILABLE",
+                         *       "message": "The service is not available right now.",
+                         *       "detail": "starting or shutting down"
                          *     }
                          */
                         "application/json": components["schemas"]["Error"];
@@ -2783,6 +2799,22 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": "SERVICE_UNAVAILABLE",
+                         *       "message": "The service is not available right now.",
+                         *       "detail": "starting or shutting down"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2978,6 +3010,22 @@ export interface paths {
                          *       "code": "INTERNAL_ERROR",
                          *       "message": "Something went wrong on our side.",
                          *       "detail": "requestId: req-6f1d4c1a"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": "SERVICE_UNAVAILABLE",
+                         *       "message": "The service is not available right now.",
+                         *       "detail": "starting or shutting down"
                          *     }
                          */
                         "application/json": components["schemas"]["Error"];
@@ -3627,6 +3675,22 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": "SERVICE_UNAVAILABLE",
+                         *       "message": "The service is not available right now.",
+                         *       "detail": "starting or shutting down"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -3897,6 +3961,22 @@ export interface paths {
                          *       "code": "INTERNAL_ERROR",
                          *       "message": "Something went wrong on our side.",
                          *       "detail": "requestId: req-6f1d4c1a"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": "SERVICE_UNAVAILABLE",
+                         *       "message": "The service is not available right now.",
+                         *       "detail": "starting or shutting down"
                          *     }
                          */
                         "application/json": components["schemas"]["Error"];
@@ -4212,6 +4292,22 @@ export interface paths {
                          *       "code": "INTERNAL_ERROR",
                          *       "message": "Something went wrong on our side.",
                          *       "detail": "requestId: req-6f1d4c1a"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": "SERVICE_UNAVAILABLE",
+                         *       "message": "The service is not available right now.",
+                         *       "detail": "starting or shutting down"
                          *     }
                          */
                         "application/json": components["schemas"]["Error"];
@@ -5268,6 +5364,22 @@ export interface paths {
                          *       "code": "INTERNAL_ERROR",
                          *       "message": "Something went wrong on our side.",
                          *       "detail": "requestId: req-6f1d4c1a"
+                         *     }
+                         */
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "code": "SERVICE_UNAVAILABLE",
+                         *       "message": "The service is not available right now.",
+                         *       "detail": "starting or shutting down"
                          *     }
                          */
                         "application/json": components["schemas"]["Error"];
