@@ -254,7 +254,7 @@ export interface paths {
         put?: never;
         /**
          * Create a payout
-         * @description Validates the request against the provider (field rules: 400 naming the field), its currency, method and limits (422), computes transferFee, and reserves payoutAmt + transferFee from your prefund at the provider's destination member (422 INSUFFICIENT_PREFUND). Idempotent by sourceMemberPayoutId: the same request again answers the original 201 with `Idempotent-Replayed: true`; a different request under the same id is 409 DUPLICATE_SOURCE_MEMBER_PAYOUT_ID. A provider whose destination member has no active corridor from you is 422 UNKNOWN_PAYOUT_PROVIDER.
+         * @description Validates the request against the provider (field rules: 400 naming the field), its currency, method and limits (422), computes transferFee, and reserves payoutAmt + transferFee from your prefund at the provider's destination member (422 INSUFFICIENT_PREFUND). Idempotent by sourceMemberPayoutId: the same request again answers the original 201 with `Idempotent-Replayed: true`; a different request under the same id is 409 DUPLICATE_SOURCE_MEMBER_PAYOUT_ID. A provider whose destination member has no active corridor from you is 422 UNKNOWN_PAYOUT_PROVIDER. Under heavy contention the service may answer 503 SERVICE_UNAVAILABLE with `Retry-After`: nothing was created, and the same request (same sourceMemberPayoutId) may be sent again.
          */
         post: operations["createPayout"];
         delete?: never;
@@ -3691,6 +3691,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The service is not available right now.",
+                     *       "detail": "starting or shutting down"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPayout: {
@@ -4360,6 +4381,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The service is not available right now.",
+                     *       "detail": "starting or shutting down"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     simulatePayoutReport: {
@@ -4577,6 +4619,27 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "message": "Something went wrong on our side.",
                      *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The service is not available right now.",
+                     *       "detail": "starting or shutting down"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5297,6 +5360,27 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The service is not available right now.",
+                     *       "detail": "starting or shutting down"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSettlementContext: {
@@ -5579,6 +5663,27 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "message": "Something went wrong on our side.",
                      *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The service is not available right now.",
+                     *       "detail": "starting or shutting down"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5925,6 +6030,27 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "message": "Something went wrong on our side.",
                      *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The service is not available right now.",
+                     *       "detail": "starting or shutting down"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -7084,6 +7210,27 @@ export interface operations {
                      *       "code": "INTERNAL_ERROR",
                      *       "message": "Something went wrong on our side.",
                      *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "SERVICE_UNAVAILABLE",
+                     *       "message": "The service is not available right now.",
+                     *       "detail": "starting or shutting down"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -1,8 +1,25 @@
 // The ledger's operations. Every function runs inside the caller's transaction (pass the
 // transaction client), so a ledger movement commits or rolls back with the state change it
 // belongs to. Funds are checked only after the debited accounts are locked.
+//
+// LOCK ORDER. Every path that changes ledger totals locks ledger_accounts rows (FOR UPDATE), and
+// every one of them follows this order, so that no two transactions can wait for each other:
+//   1. the domain rows first: a payout (several: one statement, in payout_id order), a settlement;
+//   2. then the pending transfers of those references (in transfer_id order); they are only
+//      ever locked under their payout's lock, so they are never contended on their own;
+//   3. the ledger accounts last, in ascending account_id, all the accounts the transaction will
+//      touch in ONE statement (lockInOrder below). A transaction that moves money for several
+//      payouts (an answers batch voiding rejected payouts, the expiry sweep) locks the accounts
+//      of all of them up front with lockAccountsOf before its first movement. After that it may
+//      lock again accounts it holds (a no-op), or accounts with a higher id than all it holds
+//      (one created just now), never one below: lockInOrder asserts this in every transaction.
+// Posting (postPending) changes no account total and takes no account lock.
+// The paths: payout creation batches (reservations), answers batches (posting, and voiding
+// rejections), failures, returns and cancellations (apply.ts), the expiry sweep (jobs.ts),
+// settlement steps crediting prefund (pipeline.ts), sandbox prefund credits and debits and the
+// sandbox seed. A transaction that loses a race anyway is run again (platform/database/transaction.ts).
 import assert from 'node:assert/strict';
-import type { Queryable } from '../platform/database/pool.ts';
+import { transactionScope, type Queryable } from '../platform/database/pool.ts';
 import { accountKey, type AccountSpec } from './accounts.ts';
 import * as repo from './repo.ts';
 
@@ -74,13 +91,53 @@ async function accountIdsFor(db: Queryable, specs: AccountSpec[], options: Trans
   return new Map([...(known ?? []), ...found]);
 }
 
+const HELD = Symbol('ledger accounts locked by this transaction');
+
+/**
+ * Locks the accounts (one statement, ascending account_id) after checking the lock order against
+ * what this transaction already holds: accounts it holds may come again, new ones only above the
+ * highest it holds. A breach is a bug in the calling path (it could deadlock), so it is thrown.
+ */
+async function lockInOrder(db: Queryable, accountIds: string[]): Promise<Map<string, repo.AccountRow>> {
+  const wanted = [...new Set(accountIds)];
+  const scope = transactionScope(db);
+  const held = (scope?.get(HELD) as Set<string> | undefined) ?? new Set<string>();
+  if (held.size > 0) {
+    const highest = [...held].reduce((max, id) => (BigInt(id) > max ? BigInt(id) : max), 0n);
+    const below = wanted.filter((id) => !held.has(id) && BigInt(id) < highest);
+    assert.deepEqual(below, [], `ledger lock order: accounts ${below.join(', ')} locked after account ${highest}; lock them up front (lockAccountsOf)`);
+  }
+  const rows = await repo.lockAccounts(db, wanted);
+  if (scope) {
+    for (const id of wanted) held.add(id);
+    scope.set(HELD, held);
+  }
+  return rows;
+}
+
+/**
+ * Locks, up front and in one statement, every existing account of the specs: for a transaction
+ * that will make several movements (see LOCK ORDER above). Accounts that do not exist yet are
+ * created later with higher ids, which the order allows.
+ */
+export async function lockAccountsOf(db: Queryable, specs: AccountSpec[]): Promise<void> {
+  if (specs.length === 0) return;
+  const ids = await repo.findAccountIds(db, specs);
+  await lockInOrder(db, [...ids.values()]);
+}
+
+/** The accounts this transaction holds locked, in the order taken (for tests of the lock order). */
+export function heldAccounts(db: Queryable): string[] {
+  return [...((transactionScope(db)?.get(HELD) as Set<string> | undefined) ?? [])];
+}
+
 export async function createTransfers(db: Queryable, groups: TransferGroup[], options: TransferOptions): Promise<GroupResult[]> {
   const all = groups.flat();
   all.forEach(checkInput);
   assert.equal(new Set(all.map((t) => t.transferId)).size, all.length, 'transfer ids are unique');
   if (all.length === 0) return [];
   const ids = await accountIdsFor(db, all.flatMap((t) => [t.debit, t.credit]), options);
-  const accounts = await repo.lockAccounts(db, [...new Set(all.flatMap((t) => [ids.get(accountKey(t.debit))!, ids.get(accountKey(t.credit))!]))]);
+  const accounts = await lockInOrder(db, [...new Set(all.flatMap((t) => [ids.get(accountKey(t.debit))!, ids.get(accountKey(t.credit))!]))]);
   if (options.twoPhase) {
     for (const t of all) assert.ok(!accounts.get(ids.get(accountKey(t.credit))!)!.noOverdraft, `transfer ${t.transferId}: a no-overdraft account takes posted credits only`);
   }
@@ -135,7 +192,7 @@ async function voidPendingOf(db: Queryable, reference: string): Promise<number> 
   const pending = await repo.lockPendingTransfers(db, reference);
   if (pending.length === 0) return 0;
   await repo.resolveTransfers(db, pending.map((t) => t.transferId), 'VOIDED');
-  await repo.lockAccounts(db, [...new Set(pending.flatMap((t) => [t.debitAccountId, t.creditAccountId]))]);
+  await lockInOrder(db, pending.flatMap((t) => [t.debitAccountId, t.creditAccountId]));
   const deltas = new Map<string, repo.TotalsDelta>();
   for (const t of pending) {
     add(deltas, t.debitAccountId, { debits: -t.amount });

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../platform/database/pool.ts';
 import { parseAmount } from '../platform/money.ts';
 import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
-import { createTransfers, postPending, voidPending } from '../ledger/service.ts';
+import { createTransfers, lockAccountsOf, postPending, voidPending } from '../ledger/service.ts';
+import type { AccountSpec } from '../ledger/accounts.ts';
 import { insertEvents, type NewEvent } from '../events/repo.ts';
 import {
   findCancellationTransition, findTransition, type CancellationEvent, type PayoutEvent, type PayoutStatus,
@@ -63,6 +64,26 @@ async function moveAgain(db: Queryable, row: repo.PayoutRow, direction: 'REVERSE
   }
   const [result] = await createTransfers(db, [group], { twoPhase: false });
   return result!.ok;
+}
+
+/** The ledger accounts a payout's movements touch: its reservation's, which a reversal also uses. */
+function accountsOf(row: repo.PayoutRow): AccountSpec[] {
+  const accounts = [prefundAccount(row.sourceMemberId, row.destinationMemberId, row.destinationCcy), payoutClearingAccount(row.destinationMemberId, row.destinationCcy)];
+  if (minor(row, row.transferFee) > 0n) accounts.push(feesAccount(row.destinationCcy));
+  return accounts;
+}
+
+/**
+ * For a transaction that applies events to several locked payouts: locks, up front and in one
+ * statement, the ledger accounts of those whose move voids, reverses or charges (the ledger's LOCK ORDER,
+ * ledger/service.ts). Moves that post or touch no money lock no account, so they are left out.
+ */
+export async function lockLedgerFor(db: Queryable, moves: Array<{ row: repo.PayoutRow; event: PayoutEvent | undefined }>): Promise<void> {
+  const moving = moves.filter(({ row, event }) => {
+    const ledger = event && findTransition(row.payoutStatus, event)?.ledger;
+    return ledger === 'VOID' || ledger === 'REVERSE' || ledger === 'CHARGE';
+  });
+  await lockAccountsOf(db, moving.flatMap(({ row }) => accountsOf(row)));
 }
 
 const TIME_OF: Partial<Record<PayoutStatus, 'completionTime' | 'rejectionTime' | 'cancellationTime'>> = {

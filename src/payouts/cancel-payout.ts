@@ -2,7 +2,8 @@
 // job in the same transaction; the job asks the partner when the payout is with one, then ends
 // the cancellation: payout CNCL and cancellation PRCD, or cancellation RJCT when it was paid or
 // ended otherwise. The reservation is released only on the partner's word that it will not pay.
-import { withTransaction, type Db } from '../platform/database/pool.ts';
+import { type Db } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
 import { enqueueJob } from '../platform/jobs.ts';
 import { applyToLocked, changeCancellation } from './apply.ts';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
-import { withTransaction } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { requestFingerprint } from '../platform/idempotency.ts';
 import { formatMinor, parseAmount, percentageOf, toJsonNumber } from '../platform/money.ts';
@@ -143,8 +143,8 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
    * before the commit), and take back out the few that the prefund cannot pay for.
    */
   async function runBatch(items: Priced[]): Promise<BatchOutcome[]> {
-    const learned = new Map<string, string>();
-    const outcomes = await withTransaction(deps.db, async (client) => {
+    const { outcomes, learned } = await withTransaction(deps.db, async (client) => {
+      const learned = new Map<string, string>(); // per attempt: a rolled-back attempt's ids are forgotten
       const inserted = await repo.insertPayouts(client, items.map((i) => ({
         payout: i.payout,
         firstEvent: statusEvent({ ...i.payout, cancellationStatus: null, cashoutStatus: null, rejectReason: null } as repo.PayoutRow, null),
@@ -153,8 +153,9 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
       const reserved = await createTransfers(client, fresh.map((i) => i.reservation), { twoPhase: true, accountIds: { known: accountIds, learned } });
       const refused = new Set(fresh.filter((_, index) => !reserved[index]!.ok).map((i) => i.payout.payoutId));
       if (refused.size > 0) await repo.withdrawPayouts(client, [...refused]);
-      return items.map((i): BatchOutcome =>
+      const outcomes = items.map((i): BatchOutcome =>
         !inserted.has(i.payout.payoutId) ? { kind: 'EXISTS' } : refused.has(i.payout.payoutId) ? { kind: 'INSUFFICIENT' } : { kind: 'CREATED' });
+      return { outcomes, learned };
     });
     for (const [key, id] of learned) accountIds.set(key, id); // committed: safe to remember
     return outcomes;

@@ -6,7 +6,8 @@
 //   the partner (which blocks any later arrival of the id) and only then released;
 // - known: its status applied (paid, pending, rejected, failed, returned, cancelled);
 // - still no answer: asked again later (DOUBT_CHECK_DELAYS_MS), then parked for an operator.
-import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
+import { type Db, type Queryable } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
 import { enqueueJob } from '../platform/jobs.ts';
 import { applyToLocked, changeCancellation, noteSubmission } from './apply.ts';

@@ -1,9 +1,10 @@
 // The payout area's durable background steps (graphile-worker tasks). Each re-reads the payout
 // and does nothing when it has moved on, so running one twice is harmless.
 import type { CronItem, Task, TaskList } from 'graphile-worker';
-import { withTransaction, type Db } from '../platform/database/pool.ts';
+import { type Db } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
-import { applyToLocked } from './apply.ts';
+import { applyToLocked, lockLedgerFor } from './apply.ts';
 import { finishCancellation, RetryLater } from './cancel-payout.ts';
 import { applyPartnerReport, type PartnerReport } from './partner-report.ts';
 import type { RailRegistry } from './rails/rail.ts';
@@ -73,6 +74,7 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
     for (;;) {
       const due = await withTransaction(deps.db, async (client) => {
         const taken = await repo.takeDueForExpiry(client, now, expiryBatchMax);
+        await lockLedgerFor(client, taken.waiting.map((row) => ({ row, event: 'EXPIRED' as const })));
         for (const row of taken.waiting) await applyToLocked(client, row, 'EXPIRED', {}, now);
         return taken;
       });
@@ -87,16 +89,17 @@ export function payoutTasks(deps: PayoutJobDeps): TaskList {
   /** Expires the payouts an earlier version's creation batch listed (that version made one such job per batch). */
   const expire: Task = async (payload, helpers) => {
     const payoutIds = payoutIdsOf(payload);
-    await withTransaction(deps.db, async (client) => {
+    const expired = await withTransaction(deps.db, async (client) => {
       const locked = await repo.lockPayouts(client, payoutIds);
       const now = deps.clock.now();
-      for (const row of locked.values()) {
-        if (row.payoutStatus !== 'ACCP' || row.submissionState !== 'NONE' || row.cancellationStatus !== null) continue;
-        if (now < row.expiryTime) throw new Error(`payout ${row.payoutId} expires at ${row.expiryTime.toISOString()}, not yet`);
-        await applyToLocked(client, row, 'EXPIRED', {}, now);
-        helpers.logger.info(`payout ${row.payoutId} expired`);
-      }
+      const waiting = [...locked.values()].filter((row) => row.payoutStatus === 'ACCP' && row.submissionState === 'NONE' && row.cancellationStatus === null);
+      const early = waiting.find((row) => now < row.expiryTime);
+      if (early) throw new Error(`payout ${early.payoutId} expires at ${early.expiryTime.toISOString()}, not yet`);
+      await lockLedgerFor(client, waiting.map((row) => ({ row, event: 'EXPIRED' as const })));
+      for (const row of waiting) await applyToLocked(client, row, 'EXPIRED', {}, now);
+      return waiting.map((row) => row.payoutId);
     });
+    for (const payoutId of expired) helpers.logger.info(`payout ${payoutId} expired`);
   };
 
   /**

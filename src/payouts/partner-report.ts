@@ -8,7 +8,8 @@
 //   was released, rejected after it was paid, about a payout never sent) parks the payout for an
 //   operator; one that agrees with it is a duplicate and changes nothing. The sandbox control
 //   answers 409 to both instead, as the contract's state table says.
-import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
+import { type Db, type Queryable } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
 import { applyToLocked, type ApplyResult } from './apply.ts';
 import { applyPartnerStatus } from './doubt.ts';

@@ -212,11 +212,15 @@ export async function claimSubmissions(db: Queryable, claims: Array<{ payoutId: 
   const valid = claims.filter((c) => isUuid(c.payoutId));
   const { rows } = valid.length === 0 ? { rows: [] as PayoutRow[] } : await db.query<PayoutRow>({
     name: 'payouts-claim-many',
-    text: `UPDATE payouts SET submission_state = 'SUBMITTING', initiate_time = $3
-             FROM unnest($1::uuid[], $2::text[]) AS c(id, member)
-            WHERE payout_id = c.id AND source_member_id = c.member
-              AND payout_status = 'ACCP' AND submission_state = 'NONE' AND cancellation_status IS NULL AND expiry_time > $3
-              AND NOT EXISTS (SELECT 1 FROM payout_reviews r WHERE r.payout_id = c.id AND r.resolved_at IS NULL)
+    // rows locked in payout_id order first, as every statement that locks several payouts does
+    text: `WITH claimable AS (
+             SELECT p.payout_id AS claim_id FROM payouts p JOIN unnest($1::uuid[], $2::text[]) AS c(id, member)
+                 ON p.payout_id = c.id AND p.source_member_id = c.member
+              WHERE p.payout_status = 'ACCP' AND p.submission_state = 'NONE' AND p.cancellation_status IS NULL AND p.expiry_time > $3
+                AND NOT EXISTS (SELECT 1 FROM payout_reviews r WHERE r.payout_id = p.payout_id AND r.resolved_at IS NULL)
+              ORDER BY p.payout_id FOR UPDATE OF p)
+           UPDATE payouts SET submission_state = 'SUBMITTING', initiate_time = $3
+             FROM claimable WHERE payouts.payout_id = claimable.claim_id
            RETURNING ${COLUMNS}`,
     values: [valid.map((c) => c.payoutId), valid.map((c) => c.memberId), now],
   });

@@ -5,7 +5,8 @@
 // until an operator resolves the review (`npm run admin -- payouts resolve`), saying what was
 // established with the partner. Opening and resolving publish payout.review_status_changed.
 import { randomUUID } from 'node:crypto';
-import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
+import { type Db, type Queryable } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
 import { enqueueJob } from '../platform/jobs.ts';
 import { applyToLocked, changeCancellation, noteSubmission, reviewChanged } from './apply.ts';

@@ -43,10 +43,12 @@ export async function payoutRoutes(app: FastifyInstance, opts: { payouts: Payout
         '(422), computes transferFee, and reserves payoutAmt + transferFee from your prefund at the provider\'s destination member ' +
         '(422 INSUFFICIENT_PREFUND). Idempotent by sourceMemberPayoutId: the same request again answers the original 201 with ' +
         '`Idempotent-Replayed: true`; a different request under the same id is 409 DUPLICATE_SOURCE_MEMBER_PAYOUT_ID. ' +
-        'A provider whose destination member has no active corridor from you is 422 UNKNOWN_PAYOUT_PROVIDER.',
+        'A provider whose destination member has no active corridor from you is 422 UNKNOWN_PAYOUT_PROVIDER. ' +
+        'Under heavy contention the service may answer 503 SERVICE_UNAVAILABLE with `Retry-After`: nothing was created, and the ' +
+        'same request (same sourceMemberPayoutId) may be sent again.',
       tags,
       body: CreatePayoutBody,
-      response: { 201: CreatePayoutResponse, ...errorResponses(400, 409, 413, 415, 422) },
+      response: { 201: CreatePayoutResponse, ...errorResponses(400, 409, 413, 415, 422, 503) },
     },
   }, async (request, reply) => {
     const result = await payouts.create(memberOf(request).memberId, request.body as CreatePayoutInput);
@@ -106,7 +108,7 @@ export async function payoutRoutes(app: FastifyInstance, opts: { payouts: Payout
       tags,
       params: PayoutParams,
       body: CancelBody,
-      response: { 202: CancelResponse, ...errorResponses(400, 404, 409, 413, 415) },
+      response: { 202: CancelResponse, ...errorResponses(400, 404, 409, 413, 415, 503) },
     },
   }, async (request, reply) => {
     const { payoutId } = request.params as { payoutId: string };
@@ -125,7 +127,7 @@ export async function payoutRoutes(app: FastifyInstance, opts: { payouts: Payout
       tags: ['Sandbox'],
       params: PayoutParams,
       body: SimulateBody,
-      response: { 200: { $ref: 'Payout' }, ...errorResponses(400, 404, 409, 413, 415) },
+      response: { 200: { $ref: 'Payout' }, ...errorResponses(400, 404, 409, 413, 415, 503) },
     },
   }, async (request) => {
     const { payoutId } = request.params as { payoutId: string };

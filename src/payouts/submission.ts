@@ -4,16 +4,17 @@
 // by the recovery sweep), puts the payout in doubt: the partner is asked by the payout id before
 // anything is sent again (doubt.ts), and rails answer a repeated id as they answered the first
 // time, so nothing is paid twice.
-import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
+import { type Db, type Queryable } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
-import { applyToLocked, changeCancellation, noteSubmission, statusEvent } from './apply.ts';
+import { applyToLocked, changeCancellation, lockLedgerFor, noteSubmission, statusEvent } from './apply.ts';
 import { applyPartnerStatus, markInDoubt, statusOfAnswer, submissionAfter } from './doubt.ts';
 import { parkForReview, type Alarm } from './review.ts';
 import { forRail } from './for-rail.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { postPending } from '../ledger/service.ts';
 import { insertEvents } from '../events/repo.ts';
-import { findTransition } from './lifecycle.ts';
+import { findTransition, type PayoutEvent } from './lifecycle.ts';
 import { requireRail, type RailRegistry, type SubmitOutcome } from './rails/rail.ts';
 import * as repo from './repo.ts';
 
@@ -26,6 +27,15 @@ export interface SubmissionDeps {
 }
 
 export { forRail } from './for-rail.ts';
+
+/** The event a partner's answer makes of a locked payout (undefined: no change of status). Mirrors applySubmitOutcome. */
+export function answerEvent(locked: repo.PayoutRow, outcome: SubmitOutcome | undefined): PayoutEvent | undefined {
+  const fromAccepted = locked.payoutStatus === 'ACCP';
+  if (!fromAccepted && locked.payoutStatus !== 'PNDG') return undefined;
+  if (outcome === undefined || outcome.outcome === 'PENDING') return fromAccepted ? 'SUBMIT_PENDING' : undefined;
+  if (outcome.outcome === 'CONFIRMED') return fromAccepted ? 'SUBMIT_CONFIRMED' : 'PARTNER_CONFIRMED';
+  return 'PARTNER_REJECTED';
+}
 
 /** Statuses in which the reservation was released: a partner that pays (or may pay) contradicts them. */
 const RELEASED: readonly repo.PayoutRow['payoutStatus'][] = ['RJCT', 'FAIL', 'CNCL', 'EXPD'];
@@ -94,8 +104,11 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
   const locked = await repo.lockPayouts(client, [...new Set(answers.map((a) => a.row.payoutId))]);
   const done = new Map<string, repo.PayoutRow>();
   const fast: Array<{ row: repo.PayoutRow; posts: boolean }> = [];
+  const slow: Array<{ row: repo.PayoutRow; outcome: SubmitOutcome | undefined; check: number }> = [];
+  const seen = new Set<string>();
   for (const { row, outcome, check = 0 } of answers) {
-    if (done.has(row.payoutId)) continue; // the same payout twice in a batch: the first answer counts
+    if (seen.has(row.payoutId)) continue; // the same payout twice in a batch: the first answer counts
+    seen.add(row.payoutId);
     const current = locked.get(row.payoutId);
     if (!current) throw new Error(`payout ${row.payoutId} vanished`);
     const event = current.submissionState === 'SUBMITTING' && current.payoutStatus === 'ACCP'
@@ -103,7 +116,7 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
       : undefined;
     const transition = event && findTransition(current.payoutStatus, event);
     if (!transition || !outcome || outcome.outcome === 'REJECTED') {
-      done.set(row.payoutId, await applySubmitOutcome(client, current, outcome, now, { check, alarm }));
+      slow.push({ row: current, outcome, check });
       continue;
     }
     const next: repo.PayoutRow = {
@@ -117,6 +130,9 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
     fast.push({ row: next, posts: transition.ledger === 'POST' });
     done.set(row.payoutId, next);
   }
+  // the rest one by one, the ledger accounts of all their voids locked first (ledger LOCK ORDER)
+  await lockLedgerFor(client, slow.map(({ row, outcome }) => ({ row, event: answerEvent(row, outcome) })));
+  for (const { row, outcome, check } of slow) done.set(row.payoutId, await applySubmitOutcome(client, row, outcome, now, { check, alarm }));
   const posted = fast.filter((f) => f.posts).map((f) => f.row.payoutId);
   if (posted.length > 0) await postPending(client, ...posted);
   await repo.writeSubmissions(client, fast.map((f) => f.row));

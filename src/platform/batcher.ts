@@ -3,7 +3,11 @@
 // added wait); under heavy load items share a commit and the locks it takes. Items are grouped by
 // key (for payouts: the prefund account they reserve from), so that batches that would queue on
 // the same lock are few and large, while other keys run beside them. A batch that fails as a
-// whole is retried item by item, so one bad item cannot fail its neighbours.
+// whole is retried item by item, so one bad item cannot fail its neighbours; except when it lost
+// to concurrent transactions after all its attempts (DatabaseBusyError): no item caused that, and
+// running each alone would only add to the contention.
+import { DatabaseBusyError } from './database/transaction.ts';
+
 export interface BatcherOptions<I, R> {
   run(items: I[]): Promise<R[]>;
   /** The most items one batch may take. */
@@ -34,8 +38,8 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
       if (results.length !== batch.length) throw new Error(`batch returned ${results.length} results for ${batch.length} items`);
       batch.forEach((w, i) => w.resolve(results[i]!));
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]!.reject(error);
+      if (batch.length === 1 || error instanceof DatabaseBusyError) {
+        for (const waiting of batch) waiting.reject(error);
         return;
       }
       for (const waiting of batch) {

@@ -1,7 +1,8 @@
 // Sandbox control: credit (or, negative, debit) the caller's prefund at a destination member,
 // through the ledger like any other movement, never below what payouts have reserved.
 import { randomUUID } from 'node:crypto';
-import { withTransaction, type Db } from '../platform/database/pool.ts';
+import { type Db } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import { parseAmount } from '../platform/money.ts';
 import { fundingAccount, prefundAccount } from '../ledger/accounts.ts';
 import { createTransfers } from '../ledger/service.ts';

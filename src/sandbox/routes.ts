@@ -32,7 +32,7 @@ export async function sandboxRoutes(app: FastifyInstance, opts: { db: Db }) {
         description: 'Credits (or, with a negative amount, debits) the caller\'s prefund at a destination member; never below what is reserved.',
         tags: ['Sandbox'],
         body: PrefundBody,
-        response: { 200: Type.Ref('DestinationMember'), ...errorResponses(400, 413, 415, 422) },
+        response: { 200: Type.Ref('DestinationMember'), ...errorResponses(400, 413, 415, 422, 503) },
       },
     },
     async (request) => {

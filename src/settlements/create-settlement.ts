@@ -6,7 +6,8 @@
 // one insert of their pipeline jobs; each still takes its own rate's lock.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
-import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
+import { type Db, type Queryable } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import { claimKey, completeKey, releaseKey, requestFingerprint, type KeyRef } from '../platform/idempotency.ts';
 import { ERROR_STATUS, type ErrorCode } from '../platform/http/errors.ts';
 import { formatMinor, parseAmount } from '../platform/money.ts';

@@ -16,7 +16,8 @@
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
-import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
+import { type Db, type Queryable } from '../platform/database/pool.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import { enqueueJob, removeJob, type JobSpec } from '../platform/jobs.ts';
 import { convert, formatMinor, parseAmount } from '../platform/money.ts';
 import { liquidityAccount, prefundAccount, sourceFundsAccount, type AccountSpec } from '../ledger/accounts.ts';

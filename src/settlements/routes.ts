@@ -56,7 +56,7 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
       tags,
       headers: IdempotencyHeaders,
       body: CreateSettlementBody,
-      response: { 201: Type.Ref('Settlement'), ...errorResponses(400, 409, 413, 415, 422) },
+      response: { 201: Type.Ref('Settlement'), ...errorResponses(400, 409, 413, 415, 422, 503) },
     },
   }, async (request, reply) => {
     const key = (request.headers as Record<string, string | undefined>)['idempotency-key'];
@@ -98,7 +98,7 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
       description: 'Extension. A settlement still S100_SCHEDULED ends as S500_TERMINATED and never starts; any other status is 409 INVALID_STATE.',
       tags,
       params: SettlementParams,
-      response: { 202: Type.Ref('Settlement'), ...errorResponses(404, 409) },
+      response: { 202: Type.Ref('Settlement'), ...errorResponses(404, 409, 503) },
     },
   }, async (request, reply) => {
     const { settlementId } = request.params as { settlementId: string };
@@ -141,7 +141,7 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
       tags: ['Sandbox'],
       params: SettlementParams,
       body: AdvanceBody,
-      response: { 200: Type.Ref('Settlement'), ...errorResponses(400, 404, 409, 413, 415) },
+      response: { 200: Type.Ref('Settlement'), ...errorResponses(400, 404, 409, 413, 415, 503) },
     },
     // the body is optional: none is {}
     preValidation: async (request) => {

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestService, type TestService } from '../support/service.ts';
-import { withTransaction } from '../../src/platform/database/pool.ts';
+import { withTransaction } from '../../src/platform/database/transaction.ts';
 import { accountKey, feesAccount, fundingAccount, payoutClearingAccount, prefundAccount } from '../../src/ledger/accounts.ts';
 import { balances, checkLedger, createTransfers, postPending, voidPending, type TransferInput } from '../../src/ledger/service.ts';
 

@@ -17,7 +17,7 @@ import { applyAnswers } from '../../src/payouts/submission.ts';
 import { createPayoutProcessor } from '../../src/payouts/process-payout.ts';
 import { DOUBT_CHECK_DELAYS_MS } from '../../src/payouts/doubt.ts';
 import { NO_RAILS } from '../../src/payouts/rails/rail.ts';
-import { withTransaction } from '../../src/platform/database/pool.ts';
+import { withTransaction } from '../../src/platform/database/transaction.ts';
 import { checkLedger } from '../../src/ledger/service.ts';
 
 let service: TestService;

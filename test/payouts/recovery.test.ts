@@ -116,7 +116,7 @@ describe('answers applied together', () => {
     const confirmed = await make('MX_SPEI');
     const rejected = await make('MX_SPEI');
     const pending = await make('MX_CASH');
-    const { withTransaction } = await import('../../src/platform/database/pool.ts');
+    const { withTransaction } = await import('../../src/platform/database/transaction.ts');
     const { applyAnswers } = await import('../../src/payouts/submission.ts');
     const rows = await withTransaction(service.db, (client) => applyAnswers(client, [
       { row: confirmed, outcome: { outcome: 'CONFIRMED' } },

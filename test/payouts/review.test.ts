@@ -14,7 +14,7 @@ import { readPayout } from '../../src/payouts/repo.ts';
 import { resolveReview } from '../../src/payouts/review.ts';
 import { DOUBT_CHECK_DELAYS_MS } from '../../src/payouts/doubt.ts';
 import { applyAnswers } from '../../src/payouts/submission.ts';
-import { withTransaction } from '../../src/platform/database/pool.ts';
+import { withTransaction } from '../../src/platform/database/transaction.ts';
 import { balances, checkLedger } from '../../src/ledger/service.ts';
 import { accountKey, prefundAccount } from '../../src/ledger/accounts.ts';
 

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createBatcher } from '../../src/platform/batcher.ts';
+import { DatabaseBusyError } from '../../src/platform/database/transaction.ts';
 
 test('items submitted while a batch runs are taken together, up to the batch size', async () => {
   const batches: number[][] = [];
@@ -31,4 +32,23 @@ test('a failing batch is retried one item at a time: only the bad item fails', a
   });
   const settled = await Promise.allSettled([1, 2, 3, 4].map((i) => batcher.submit(i)));
   assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+});
+
+test('a batch that lost its races (DatabaseBusyError) fails whole: no item is run again alone', async () => {
+  const batches: number[][] = [];
+  const busy = new DatabaseBusyError(5, Object.assign(new Error('deadlock detected'), { code: '40P01' }));
+  const batcher = createBatcher<number, number>({
+    batchSizeMax: 10,
+    concurrencyMax: 1,
+    async run(items) {
+      batches.push(items);
+      await new Promise((r) => setTimeout(r, 5));
+      if (items.length > 1) throw busy;
+      return items;
+    },
+  });
+  const results = await Promise.allSettled([1, 2, 3, 4].map((i) => batcher.submit(i)));
+  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'rejected', 'rejected']);
+  for (const r of results.slice(1)) assert.equal((r as PromiseRejectedResult).reason, busy);
+  assert.deepEqual(batches, [[1], [2, 3, 4]]);
 });

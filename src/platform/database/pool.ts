@@ -59,9 +59,28 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
-/** Runs fn in a transaction on a connection the caller holds: COMMIT when it resolves, ROLLBACK when it throws. */
-export async function inTransaction<T>(client: DbClient, fn: (client: DbClient) => Promise<T>): Promise<T> {
+/**
+ * Database work only: queries through `client` and computation on their results. No partner,
+ * venue or HTTP call, no timer, no state kept outside that outlives a failed attempt: the
+ * transaction helper may run it again from the start (see withTransaction).
+ */
+export type DatabaseWork<T> = (client: DbClient) => Promise<T>;
+
+const scopes = new WeakMap<object, Map<symbol, unknown>>();
+
+/**
+ * Scratch state that lives as long as the transaction open on `db` (for helpers that must know
+ * what the transaction has already done, such as the ledger's lock-order check); undefined
+ * outside inTransaction.
+ */
+export function transactionScope(db: Queryable): Map<symbol, unknown> | undefined {
+  return scopes.get(db);
+}
+
+/** Runs fn in a transaction on a connection the caller holds: COMMIT when it resolves, ROLLBACK when it throws. Not retried. */
+export async function inTransaction<T>(client: DbClient, fn: DatabaseWork<T>): Promise<T> {
   await client.query('BEGIN');
+  scopes.set(client, new Map());
   try {
     const result = await fn(client);
     await client.query('COMMIT');
@@ -69,15 +88,7 @@ export async function inTransaction<T>(client: DbClient, fn: (client: DbClient) 
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
-  }
-}
-
-/** Runs fn in a transaction on a connection of the pool. */
-export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T> {
-  const client = await db.connect();
-  try {
-    return await inTransaction(client, fn);
   } finally {
-    client.release();
+    scopes.delete(client);
   }
 }

@@ -6,6 +6,7 @@ import rateLimit from '@fastify/rate-limit';
 import { randomUUID } from 'node:crypto';
 import { isDatabaseUnavailable } from '../database/pool.ts';
 import { ApiError, ErrorBody } from './errors.ts';
+import { DatabaseBusyError, isTransientDatabaseError } from '../database/transaction.ts';
 import { describeValidationError } from './validation.ts';
 import { applyBounds, applyRouteBounds } from './bounds.ts';
 import { findDuplicateKey, findUnstorableString, mayHoldUnstorableString, urlMayHoldNul } from './input-guards.ts';
@@ -22,8 +23,18 @@ export function requestIdFor(header: string | string[] | undefined): string {
   return randomUUID();
 }
 
+/** Seconds a client is asked to wait after a transaction lost its races (Retry-After). */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+
 function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
+  // a transaction that lost to concurrent ones every time it was tried (or, unretried, once):
+  // nothing was written, and the same request may succeed a moment later
+  if (error instanceof DatabaseBusyError || isTransientDatabaseError(error)) {
+    return new ApiError('SERVICE_UNAVAILABLE', 'The service is busy; nothing was done.', 'retry shortly', {
+      'retry-after': String(BUSY_RETRY_AFTER_SECONDS),
+    });
+  }
   if (error.validation && error.validation.length > 0) {
     const first = error.validation[0]!;
     return new ApiError('VALIDATION_ERROR', 'The request is not valid.', describeValidationError(first as never, error.validationContext));
