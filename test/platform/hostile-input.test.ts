@@ -93,6 +93,17 @@ describe('NUL and unpaired surrogates', () => {
     }
   });
 
+  test('in the token endpoint\'s query string: 400 invalid_request (RFC 6749 form), not a 500', async () => {
+    const response = await fetch(`${service.url}/oauth2/token?scope=%00`, {
+      method: 'POST',
+      headers: { authorization: basic(DEMO.clientId, DEMO.secret), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'payouts' }),
+    });
+    assert.equal(response.status, 400);
+    assert.deepEqual(await json(response), { error: 'invalid_request', error_description: 'scope: must not contain NUL (U+0000) or an unpaired surrogate' });
+    assert.match(String(response.headers.get('x-request-id')), /^[0-9a-f-]{36}$/);
+  });
+
   test('in HTTP Basic credentials: 400 invalid_request', async () => {
     const response = await fetch(`${service.url}/oauth2/token`, {
       method: 'POST',
