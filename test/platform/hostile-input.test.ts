@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { startTestService, type TestService } from '../support/service.ts';
 import { basic, bearer, DEMO, expectError, json, token } from '../support/http.ts';
 import { payoutBody } from '../support/payouts.ts';
@@ -155,5 +156,38 @@ describe('URLs the router refuses', () => {
     assert.equal(response.body['code'], 'VALIDATION_ERROR');
     assert.equal(response.body['detail'], 'path: a path parameter is longer than 200 characters');
     assert.doesNotMatch(JSON.stringify(response.body), /aaaa/);
+  });
+});
+
+describe('requests the HTTP parser refuses', () => {
+  /** Writes the request bytes as given and reads the whole answer until the server closes. */
+  function rawExchange(request: string): Promise<string> {
+    const { hostname, port } = new URL(service.url);
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () => socket.write(request));
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+  }
+
+  function expectRefusal(answer: string, detail: string) {
+    const [head, body] = answer.split('\r\n\r\n');
+    assert.match(head!, /^HTTP\/1\.1 400 /);
+    assert.match(head!, /\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+    assert.match(head!, /\r\ncontent-type: application\/json; charset=utf-8\r\n/);
+    assert.match(head!, /\r\nx-content-type-options: nosniff\r\n/);
+    assert.match(head!, /\r\nconnection: close\r\n/);
+    assert.deepEqual(JSON.parse(body!), { code: 'VALIDATION_ERROR', message: 'The request is not valid HTTP.', detail });
+  }
+
+  test('headers over the size limit: 400 with the Error body and a request id, not Node\'s own 431', async () => {
+    const answer = await rawExchange(`GET /v2/payouts HTTP/1.1\r\nHost: x\r\nx-filler: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expectRefusal(answer, 'headers: at most 16384 bytes in all');
+  });
+
+  test('malformed HTTP: 400 with the Error body and a request id', async () => {
+    expectRefusal(await rawExchange('GET /v2/payouts HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'), 'request: malformed HTTP');
   });
 });

@@ -1,6 +1,8 @@
 // The HTTP conventions of CONTRACT section 2 that hold on every route: request ids, the single
 // error handler, 404s, content types, body size, security headers and the per-client rate limit.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import helmet from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import { randomUUID } from 'node:crypto';
@@ -85,6 +87,47 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   securityHeaders(request.raw, reply.raw, () => {
     sendError(reply, new ApiError('VALIDATION_ERROR', 'The request address is not valid.', detail));
   });
+}
+
+/** Helmet's headers as plain values, for answers written straight to a socket (no response object). */
+function fixedSecurityHeaders(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader: (name: string, value: unknown) => (headers[name.toLowerCase()] = String(value)),
+    removeHeader: (name: string) => delete headers[name.toLowerCase()],
+  };
+  securityHeaders({} as IncomingMessage, response as unknown as ServerResponse, () => undefined);
+  return headers;
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refuses a request before Fastify sees it
+ * (headers over http.maxHeaderSize, malformed HTTP, a request not received in time). The answer
+ * still has the Error body, a request id and the security headers; then the connection closes.
+ */
+export function clientErrors(log: FastifyBaseLogger) {
+  const fixedHeaders = Object.entries(fixedSecurityHeaders());
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (!socket.writable || socket.bytesWritten > 0) {
+      socket.destroy(); // an answer was begun already: nothing more can be said on this connection
+      return;
+    }
+    const requestId = randomUUID();
+    const detail =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? `headers: at most ${http.maxHeaderSize} bytes in all`
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'request: not received in time'
+          : 'request: malformed HTTP';
+    log.info({ requestId, code: 'VALIDATION_ERROR', detail }, 'request refused');
+    const body = JSON.stringify(new ApiError('VALIDATION_ERROR', 'The request is not valid HTTP.', detail).toBody());
+    const headers = [
+      ['content-type', 'application/json; charset=utf-8'], ['content-length', String(Buffer.byteLength(body))],
+      ['x-request-id', requestId], ['connection', 'close'], ...fixedHeaders,
+    ];
+    socket.end(`HTTP/1.1 400 Bad Request\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`);
+  };
 }
 
 /** The router's limit on one path parameter (ids are far shorter). */
