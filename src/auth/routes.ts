@@ -58,13 +58,14 @@ export async function tokenRoutes(app: FastifyInstance, opts: { tokens: TokenSer
     done(null, parseForm(body as string));
   });
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, NOT_A_FORM));
-  // Refusals raised before the handler (a NUL in the query string, a malformed request) take the
-  // RFC 6749 shape too; the rest (413, 429, 5xx) go on to the platform's handler, which answers
-  // with the Error body this route declares for them.
+  // Refusals raised before the handler (a NUL in the query string, a Content-Type Fastify cannot
+  // read) take the RFC 6749 shape too; the rest (413, 429, 5xx) go on to the platform's handler,
+  // which answers with the Error body this route declares for them.
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = error instanceof ApiError ? error.statusCode : error.statusCode;
-    if (status !== 400) throw error;
-    const description = error instanceof ApiError ? error.detail : 'the request is malformed';
+    const status = error.statusCode;
+    if (status !== 400 && status !== 415) throw error;
+    const description =
+      status === 415 ? 'the body must be application/x-www-form-urlencoded' : error instanceof ApiError ? error.detail : 'the request is malformed';
     request.log.info({ code: 'invalid_request', detail: description }, 'request refused');
     return oauthError(reply, 'invalid_request', description);
   });

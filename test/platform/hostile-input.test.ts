@@ -105,6 +105,16 @@ describe('NUL and unpaired surrogates', () => {
     assert.match(String(response.headers.get('x-request-id')), /^[0-9a-f-]{36}$/);
   });
 
+  test('a token request whose Content-Type cannot be read: 400 invalid_request (RFC 6749 form), not a 415 Error body', async () => {
+    for (const contentType of [';', 'application/json', 'text/plain']) {
+      const response = await fetch(`${service.url}/oauth2/token`, {
+        method: 'POST', headers: { authorization: basic(DEMO.clientId, DEMO.secret), 'content-type': contentType }, body: 'grant_type=client_credentials&scope=payouts',
+      });
+      assert.equal(response.status, 400, contentType);
+      assert.deepEqual(await json(response), { error: 'invalid_request', error_description: 'the body must be application/x-www-form-urlencoded' });
+    }
+  });
+
   test('in HTTP Basic credentials: 400 invalid_request', async () => {
     const response = await fetch(`${service.url}/oauth2/token`, {
       method: 'POST',
