@@ -147,6 +147,22 @@ describe('repeated JSON keys', () => {
   });
 });
 
+describe('deeply nested JSON', () => {
+  test('deeper than 32 levels: 400 saying so, however deep, without walking it (no stack overflow taken for malformed JSON)', async () => {
+    for (const depth of [33, 3_000, 30_000]) {
+      const text = `{"x":${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}}`;
+      await expectError(await createRaw(text), 400, 'VALIDATION_ERROR', /^body: at most 32 levels of objects and arrays$/);
+    }
+    const objects = `${'{"a":'.repeat(10_000)}{"b":1,"b":2}${'}'.repeat(10_000)}`;
+    await expectError(await createRaw(objects), 400, 'VALIDATION_ERROR', /^body: at most 32 levels/);
+  });
+
+  test('brackets inside strings are text, not nesting', async () => {
+    const body = JSON.stringify(payoutBody('MX_SPEI', { sourceMemberPayoutId: `t-${'['.repeat(40)}` }));
+    assert.equal((await createRaw(body)).status, 201);
+  });
+});
+
 describe('URLs the router refuses', () => {
   test('malformed percent-encoding: 400 with the Error body and a request id', async () => {
     for (const path of ['/v2/payouts/%E0%A4%A', '/v2/payouts/%zz', '/v2/payouts/%ED%A0%80']) {

@@ -8,7 +8,7 @@ import rateLimit from '@fastify/rate-limit';
 import { randomUUID } from 'node:crypto';
 import { ApiError, ErrorBody } from './errors.ts';
 import { describeValidationError } from './validation.ts';
-import { findDuplicateKey, findUnstorableString, mayHoldUnstorableString, urlMayHoldNul } from './input-guards.ts';
+import { findDuplicateKey, findUnstorableString, JSON_DEPTH_MAX, mayHoldUnstorableString, nestsDeeperThan, urlMayHoldNul } from './input-guards.ts';
 
 const REQUEST_ID_MAX = 128;
 const PRINTABLE_ASCII = /^[\x21-\x7e]+$/;
@@ -150,6 +150,9 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (text === '') return done(null, undefined);
+    if (nestsDeeperThan(text, JSON_DEPTH_MAX)) {
+      return done(new ApiError('VALIDATION_ERROR', 'The request body is nested too deeply.', `body: at most ${JSON_DEPTH_MAX} levels of objects and arrays`), undefined);
+    }
     parseJson(request, text, (error, value) => {
       if (error) return done(error, undefined);
       const refusal = refuseJsonBody(text, value);
