@@ -130,6 +130,9 @@ export function clientErrors(log: FastifyBaseLogger) {
   };
 }
 
+/** How much of an unknown path a 404 names (a URL may be 16 KiB long; the answer stays short). */
+const ROUTE_SHOWN_MAX = 200;
+
 /** The router's limit on one path parameter (ids are far shorter). */
 export const MAX_PARAM_LENGTH = 200;
 
@@ -210,7 +213,9 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
     return sendError(reply, apiError);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError('NOT_FOUND', 'Nothing is found at this address.', `route: ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const shown = path.length > ROUTE_SHOWN_MAX ? `${path.slice(0, ROUTE_SHOWN_MAX)}...` : path;
+    return sendError(reply, new ApiError('NOT_FOUND', 'Nothing is found at this address.', `route: ${request.method} ${shown}`));
+  });
 }
