@@ -205,7 +205,7 @@ export function requestArb(op: Operation, ctx: ValueContext, credentials: Creden
     declared: fc.tuple(...headerParams.map((p) => fc.option(headerText(ctx, p.schema), { freq: 2 }).map((v) => [p.name, v] as const))),
   });
   const body = op.body ? (op.body.contentType === 'application/json' ? jsonBodyArb(op, ctx) : formBodyArb(op, ctx, credentials)) : noBodyArb(ctx);
-  const method = ctx.hostile ? fc.oneof({ weight: 12, arbitrary: fc.constant(op.method) }, { weight: 1, arbitrary: fc.constantFrom('PUT', 'PATCH', 'DELETE', 'POST', 'GET', 'OPTIONS') }) : fc.constant(op.method);
+  const method = ctx.hostile ? fc.oneof({ weight: 12, arbitrary: fc.constant(op.method) }, { weight: 1, arbitrary: fc.constantFrom('PUT', 'PATCH', 'DELETE', 'POST', 'GET', 'HEAD', 'OPTIONS') }) : fc.constant(op.method);
   return fc.record({ method, path: pathArb(op, ctx), query: queryArb(op, ctx), headers, body }).map(({ method, path, query, headers: h, body: b }) => {
     const out: Record<string, string> = {};
     // credentials in a well-formed token body go without the Basic header (both at once is refused)
@@ -214,7 +214,7 @@ export function requestArb(op: Operation, ctx: ValueContext, credentials: Creden
     if (h.requestId !== null) out['x-request-id'] = h.requestId;
     for (const [name, value] of h.declared) if (value !== null) out[name] = value;
     if (b.contentType !== undefined) out['content-type'] = b.contentType;
-    const sendBody = method !== 'GET' && method !== 'OPTIONS' ? b.body : undefined;
+    const sendBody = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' ? b.body : undefined;
     return { method, target: `${path}${query}`, headers: out, ...(sendBody ? { body: sendBody } : {}) };
   });
 }
@@ -265,12 +265,28 @@ export const CONTRACT_CODES: Record<string, number> = {
 /** RFC 6749 section 5.2 error codes, with the status CONTRACT section 3 gives each. */
 const OAUTH_CODES: Record<string, number> = { invalid_request: 400, unsupported_grant_type: 400, invalid_scope: 400, invalid_grant: 400, unauthorized_client: 400, invalid_client: 401 };
 
+const DETAIL_LENGTH_MAX = 500;
+
+/** A success is JSON (204 has no body). */
+function checkSuccess(request: FuzzRequest, answer: Answer, where: string): void {
+  if (answer.status === 204) return assert.equal(answer.text, '', `204 with a body: ${where}`);
+  assert.match(String(answer.headers['content-type']), /^application\/json/, `content type: ${where}`);
+  assert.doesNotThrow(() => JSON.parse(answer.text), `body is not JSON: ${where}`);
+}
+
 /** What every answer must be: no 5xx, a request id, and a 4xx in the contract's error shape. */
 export function checkAnswer(request: FuzzRequest, answer: Answer): void {
   const where = `${request.method} ${request.target.slice(0, 300)} -> ${answer.status} ${answer.text.slice(0, 300)}`;
   assert.ok(answer.status < 500, `5xx: ${where}`);
   assert.ok(typeof answer.headers['x-request-id'] === 'string' && answer.headers['x-request-id'].length > 0, `no x-request-id: ${where}`);
-  if (answer.status < 400) return;
+  // CONTRACT section 2: the client's id when it is 1..128 printable ASCII characters, else a new one
+  const sent = request.headers['x-request-id']?.replace(/^[ \t]+|[ \t]+$/g, ''); // HTTP drops the whitespace around a value
+  // (a request the HTTP parser refused, its headers over the limit, was never read: it gets a new one)
+  const unread = answer.status === 400 && /"detail":"(headers: at most|request: malformed HTTP)/.test(answer.text);
+  if (sent !== undefined && /^[\x21-\x7e]{1,128}$/.test(sent) && !unread) assert.equal(answer.headers['x-request-id'], sent, `x-request-id not echoed: ${where}`);
+  else assert.match(answer.headers['x-request-id'], /^[0-9a-f-]{36}$/, `x-request-id: ${where}`);
+  if (request.method === 'HEAD') return assert.equal(answer.text, '', `HEAD with a body: ${where}`);
+  if (answer.status < 400) return checkSuccess(request, answer, where);
   assert.match(String(answer.headers['content-type']), /^application\/json/, `content type: ${where}`);
   let body: Record<string, unknown>;
   try {
@@ -288,6 +304,8 @@ export function checkAnswer(request: FuzzRequest, answer: Answer): void {
   assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'message'], `error body: ${where}`);
   assert.equal(CONTRACT_CODES[String(body['code'])], answer.status, `code and status: ${where}`);
   assert.ok(typeof body['message'] === 'string' && typeof body['detail'] === 'string', `message and detail: ${where}`);
+  // the detail names a field and a rule: it never echoes a long input back
+  assert.ok(String(body['detail']).length <= DETAIL_LENGTH_MAX, `detail of ${String(body['detail']).length} characters: ${where}`);
   if (answer.status === 401) assert.match(String(answer.headers['www-authenticate']), /^Bearer/, `401 challenge: ${where}`);
   if (answer.status === 429) assert.ok(answer.headers['retry-after'], `429 Retry-After: ${where}`);
 }
