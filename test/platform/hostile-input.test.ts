@@ -213,6 +213,11 @@ describe('requests the HTTP parser refuses', () => {
     expectRefusal(answer, 'headers: at most 16384 bytes in all');
   });
 
+  test('HEAD with headers over the limit: the same answer without its body', async () => {
+    const answer = await rawExchange(`HEAD /v2/payouts HTTP/1.1\r\nHost: x\r\nx-filler: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.match(answer, /^HTTP\/1\.1 400 [^]*\r\nx-request-id: [0-9a-f-]{36}\r\n[^]*\r\n\r\n$/);
+  });
+
   test('malformed HTTP: 400 with the Error body and a request id', async () => {
     expectRefusal(await rawExchange('GET /v2/payouts HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'), 'request: malformed HTTP');
   });

@@ -107,7 +107,7 @@ function fixedSecurityHeaders(): Record<string, string> {
  */
 export function clientErrors(log: FastifyBaseLogger) {
   const fixedHeaders = Object.entries(fixedSecurityHeaders());
-  return (error: Error & { code?: string }, socket: Socket): void => {
+  return (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     if (!socket.writable || socket.bytesWritten > 0) {
       socket.destroy(); // an answer was begun already: nothing more can be said on this connection
@@ -126,7 +126,11 @@ export function clientErrors(log: FastifyBaseLogger) {
       ['content-type', 'application/json; charset=utf-8'], ['content-length', String(Buffer.byteLength(body))],
       ['x-request-id', requestId], ['connection', 'close'], ...fixedHeaders,
     ];
-    socket.end(`HTTP/1.1 400 Bad Request\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`);
+    // An answer to HEAD has no body (a client would read one as garbage). The method is known when
+    // the bytes the parser refused begin with the request line, as they do unless the headers
+    // arrived in several reads.
+    const head = Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
+    socket.end(`HTTP/1.1 400 Bad Request\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${head ? '' : body}`);
   };
 }
 
