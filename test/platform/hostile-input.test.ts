@@ -186,13 +186,19 @@ describe('URLs the router refuses', () => {
 });
 
 describe('requests the HTTP parser refuses', () => {
-  /** Writes the request bytes as given and reads the whole answer until the server closes. */
-  function rawExchange(request: string): Promise<string> {
+  /** Writes the request bytes as given (a second request once the first is answered) and reads until the server closes. */
+  function rawExchange(request: string, next?: string): Promise<string> {
     const { hostname, port } = new URL(service.url);
     return new Promise((resolve, reject) => {
       const socket = net.connect(Number(port), hostname, () => socket.write(request));
       let text = '';
-      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (next !== undefined && text.includes('\r\n\r\n{')) {
+          socket.write(next);
+          next = undefined;
+        }
+      });
       socket.on('close', () => resolve(text));
       socket.on('error', reject);
     });
@@ -211,6 +217,14 @@ describe('requests the HTTP parser refuses', () => {
   test('headers over the size limit: 400 with the Error body and a request id, not Node\'s own 431', async () => {
     const answer = await rawExchange(`GET /v2/payouts HTTP/1.1\r\nHost: x\r\nx-filler: ${'a'.repeat(20_000)}\r\n\r\n`);
     expectRefusal(answer, 'headers: at most 16384 bytes in all');
+  });
+
+  test('on a kept-alive connection, after an answered request: the refusal is still answered', async () => {
+    const oversized = `GET /v2/payouts HTTP/1.1\r\nHost: x\r\nx-filler: ${'a'.repeat(20_000)}\r\n\r\n`;
+    const answer = await rawExchange('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', oversized);
+    const second = answer.slice(answer.indexOf('HTTP/1.1', 1));
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    expectRefusal(second, 'headers: at most 16384 bytes in all');
   });
 
   test('HEAD with headers over the limit: the same answer without its body', async () => {

@@ -109,8 +109,11 @@ export function clientErrors(log: FastifyBaseLogger) {
   const fixedHeaders = Object.entries(fixedSecurityHeaders());
   return (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (!socket.writable || socket.bytesWritten > 0) {
-      socket.destroy(); // an answer was begun already: nothing more can be said on this connection
+    // As Node itself does: an answer already begun on this connection cannot be followed by another
+    // (a kept-alive connection's earlier, finished answers do not count).
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent) {
+      socket.destroy();
       return;
     }
     const requestId = randomUUID();
