@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { startTestService, type TestService } from '../support/service.ts';
-import { basic, bearer, DEMO, json, token } from '../support/http.ts';
+import { basic, bearer, DEMO, DEMO_2, json, token } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
 import { settlementApi } from '../support/settlements.ts';
 import { checkAnswer, operationsOf, requestArb, send, type Credentials, type FuzzRequest, type OpenApiDocument } from '../support/fuzz-requests.ts';
@@ -29,7 +29,12 @@ before(async () => {
   service = await startTestService({ WORKERS: '0', WEBHOOK_WORKERS: '0', RATE_LIMIT_PER_MINUTE: '1000000' });
   doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as OpenApiDocument;
   const accessToken = await token(service.url);
-  credentials = { accessToken, narrowToken: await token(service.url, { scope: 'payouts' }), basic: basic(DEMO.clientId, DEMO.secret) };
+  credentials = {
+    accessToken,
+    narrowToken: await token(service.url, { scope: 'payouts' }),
+    otherMemberToken: await token(service.url, { clientId: DEMO_2.clientId, secret: DEMO_2.secret }),
+    basic: basic(DEMO.clientId, DEMO.secret),
+  };
   pools = await createResources(accessToken);
 });
 after(async () => {
@@ -69,15 +74,17 @@ async function createResources(accessToken: string): Promise<Record<string, stri
     rateId: rateIds,
     webhookEndpointId: endpointIds,
     // never the caller's own client: revoking it would turn every later request into a 401
-    clientId: [(await json(client))['clientId'] as string, DEMO_2_CLIENT],
+    clientId: [(await json(client))['clientId'] as string, DEMO_2.clientId],
     payoutProviderId: ['MX_SPEI', 'MX_CASH', 'BR_PIX', 'PH_GCASH', 'KE_MPESA', 'NG_NIP', 'IN_IMPS', 'NOPE'],
     destinationMemberId: members,
     after: [],
   };
 }
-const DEMO_2_CLIENT = 'demo-source-2';
 
-const HARVESTED = ['payoutId', 'settlementId', 'rateId', 'webhookEndpointId', 'clientId'];
+/** Keys of a successful answer whose values are ids worth reusing, and the pool each goes to. */
+const HARVESTED: Record<string, string> = {
+  payoutId: 'payoutId', settlementId: 'settlementId', rateId: 'rateId', webhookEndpointId: 'webhookEndpointId', clientId: 'clientId', eventId: 'after',
+};
 const POOL_SIZE_MAX = 50;
 
 /** Ids found in a successful answer join the pools, so that later requests reach those resources. */
@@ -87,8 +94,8 @@ function harvestIds(text: string): void {
     if (Array.isArray(value)) return value.forEach(visit);
     if (value === null || typeof value !== 'object') return;
     for (const [key, item] of Object.entries(value)) {
-      const pool = pools[key];
-      if (HARVESTED.includes(key) && typeof item === 'string' && item !== DEMO.clientId && pool && !pool.includes(item) && pool.length < POOL_SIZE_MAX) pool.push(item);
+      const pool = Object.hasOwn(HARVESTED, key) ? pools[HARVESTED[key]!] : undefined;
+      if (pool && typeof item === 'string' && item !== DEMO.clientId && !pool.includes(item) && pool.length < POOL_SIZE_MAX) pool.push(item);
       else visit(item);
     }
   };
