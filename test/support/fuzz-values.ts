@@ -143,9 +143,17 @@ function stringFor(schema: Schema): fc.Arbitrary<string> {
     case 'uuid':
       return fc.uuid({ version: 4 });
     case 'date':
-      return fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+      return fc.oneof(
+        fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
+        fc.constantFrom('0000-01-01', '9999-12-31', '2024-02-29', '1900-02-28'),
+      );
     case 'date-time':
-      return fc.date({ min: new Date('1970-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+      return fc.oneof(
+        fc.date({ min: new Date('1970-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
+        // what RFC 3339 allows beyond toISOString: leap seconds, offsets, lower case, long fractions, far years
+        fc.constantFrom('2016-12-31T23:59:60Z', '2017-01-01T00:59:60.999+01:00', '2026-01-01t00:00:00z', '2026-01-01 00:00:00Z',
+          '2026-01-01T00:00:00.123456789-23:59', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z'),
+      );
     case 'email':
       return fc.emailAddress();
     case 'uri':
