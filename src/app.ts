@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Db } from './platform/database/pool.ts';
 import type { Keys } from './platform/keys.ts';
 import type { Mode } from './platform/config.ts';
-import { frameworkErrors, MAX_PARAM_LENGTH, registerHttpPlatform, requestIdFor } from './platform/http/plugins.ts';
+import { clientErrors, frameworkErrors, MAX_PARAM_LENGTH, registerHttpPlatform, requestIdFor } from './platform/http/plugins.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { buildValidator } from './platform/http/validation.ts';
 import { lazyCompilers } from './platform/http/lazy-compilers.ts';
@@ -87,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
+    clientErrorHandler: clientErrors(options.logger),
     schemaController: { compilersFactory: options.mock ? lazyCompilers : { buildValidator } },
   });
 

@@ -1,9 +1,9 @@
 // POST /oauth2/token: form body only, client credentials by HTTP Basic or in the body.
 // Every failure answers in RFC 6749 section 5.2 form, never the API's Error body.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { OAuthErrorBody, TokenRequestBody, TokenResponse } from './schemas.ts';
 import type { OAuthErrorCode, TokenService } from './token-service.ts';
-import { errorResponses } from '../platform/http/errors.ts';
+import { ApiError, errorResponses } from '../platform/http/errors.ts';
 
 const NOT_A_FORM = Symbol('not a form body');
 const FORM_FIELDS = new Set(['grant_type', 'scope', 'client_id', 'client_secret']);
@@ -58,6 +58,17 @@ export async function tokenRoutes(app: FastifyInstance, opts: { tokens: TokenSer
     done(null, parseForm(body as string));
   });
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, _body, done) => done(null, NOT_A_FORM));
+  // Refusals raised before the handler (a NUL in the query string, a Content-Type Fastify cannot
+  // read) take the RFC 6749 shape too; the rest (413, 429, 5xx) go on to the platform's handler,
+  // which answers with the Error body this route declares for them.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode;
+    if (status !== 400 && status !== 415) throw error;
+    const description =
+      status === 415 ? 'the body must be application/x-www-form-urlencoded' : error instanceof ApiError ? error.detail : 'the request is malformed';
+    request.log.info({ code: 'invalid_request', detail: description }, 'request refused');
+    return oauthError(reply, 'invalid_request', description);
+  });
 
   app.post(
     '/oauth2/token',

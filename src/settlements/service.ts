@@ -1,5 +1,5 @@
 // The settlement area's use cases, wired to their dependencies.
-import type { Clock } from '../platform/clock.ts';
+import { instantOf, type Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
 import { createSettlementCreator } from './create-settlement.ts';
 import * as repo from './repo.ts';
@@ -48,7 +48,7 @@ export function createSettlementsService(deps: SettlementsDeps) {
         sourceMemberId: memberId,
         destinationMemberId: query.destinationMemberId,
         settlementStatus: query.settlementStatus,
-        createdAfter: query.createdAfter === undefined ? undefined : new Date(query.createdAfter),
+        createdAfter: query.createdAfter === undefined ? undefined : instantOf(query.createdAfter),
         sortField: query.sortField,
         sortDirection: query.sortDirection.toLowerCase() === 'asc' ? 'asc' : 'desc',
         limit: query.size,

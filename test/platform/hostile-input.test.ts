@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { startTestService, type TestService } from '../support/service.ts';
 import { basic, bearer, DEMO, expectError, json, token } from '../support/http.ts';
 import { payoutBody } from '../support/payouts.ts';
@@ -93,6 +94,27 @@ describe('NUL and unpaired surrogates', () => {
     }
   });
 
+  test('in the token endpoint\'s query string: 400 invalid_request (RFC 6749 form), not a 500', async () => {
+    const response = await fetch(`${service.url}/oauth2/token?scope=%00`, {
+      method: 'POST',
+      headers: { authorization: basic(DEMO.clientId, DEMO.secret), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'payouts' }),
+    });
+    assert.equal(response.status, 400);
+    assert.deepEqual(await json(response), { error: 'invalid_request', error_description: 'scope: must not contain NUL (U+0000) or an unpaired surrogate' });
+    assert.match(String(response.headers.get('x-request-id')), /^[0-9a-f-]{36}$/);
+  });
+
+  test('a token request whose Content-Type cannot be read: 400 invalid_request (RFC 6749 form), not a 415 Error body', async () => {
+    for (const contentType of [';', 'application/json', 'text/plain']) {
+      const response = await fetch(`${service.url}/oauth2/token`, {
+        method: 'POST', headers: { authorization: basic(DEMO.clientId, DEMO.secret), 'content-type': contentType }, body: 'grant_type=client_credentials&scope=payouts',
+      });
+      assert.equal(response.status, 400, contentType);
+      assert.deepEqual(await json(response), { error: 'invalid_request', error_description: 'the body must be application/x-www-form-urlencoded' });
+    }
+  });
+
   test('in HTTP Basic credentials: 400 invalid_request', async () => {
     const response = await fetch(`${service.url}/oauth2/token`, {
       method: 'POST',
@@ -125,6 +147,22 @@ describe('repeated JSON keys', () => {
   });
 });
 
+describe('deeply nested JSON', () => {
+  test('deeper than 32 levels: 400 saying so, however deep, without walking it (no stack overflow taken for malformed JSON)', async () => {
+    for (const depth of [33, 3_000, 30_000]) {
+      const text = `{"x":${'['.repeat(depth)}"\\u0000"${']'.repeat(depth)}}`;
+      await expectError(await createRaw(text), 400, 'VALIDATION_ERROR', /^body: at most 32 levels of objects and arrays$/);
+    }
+    const objects = `${'{"a":'.repeat(10_000)}{"b":1,"b":2}${'}'.repeat(10_000)}`;
+    await expectError(await createRaw(objects), 400, 'VALIDATION_ERROR', /^body: at most 32 levels/);
+  });
+
+  test('brackets inside strings are text, not nesting', async () => {
+    const body = JSON.stringify(payoutBody('MX_SPEI', { sourceMemberPayoutId: `t-${'['.repeat(40)}` }));
+    assert.equal((await createRaw(body)).status, 201);
+  });
+});
+
 describe('URLs the router refuses', () => {
   test('malformed percent-encoding: 400 with the Error body and a request id', async () => {
     for (const path of ['/v2/payouts/%E0%A4%A', '/v2/payouts/%zz', '/v2/payouts/%ED%A0%80']) {
@@ -144,5 +182,57 @@ describe('URLs the router refuses', () => {
     assert.equal(response.body['code'], 'VALIDATION_ERROR');
     assert.equal(response.body['detail'], 'path: a path parameter is longer than 200 characters');
     assert.doesNotMatch(JSON.stringify(response.body), /aaaa/);
+  });
+});
+
+describe('requests the HTTP parser refuses', () => {
+  /** Writes the request bytes as given (a second request once the first is answered) and reads until the server closes. */
+  function rawExchange(request: string, next?: string): Promise<string> {
+    const { hostname, port } = new URL(service.url);
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () => socket.write(request));
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (next !== undefined && text.includes('\r\n\r\n{')) {
+          socket.write(next);
+          next = undefined;
+        }
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+  }
+
+  function expectRefusal(answer: string, detail: string) {
+    const [head, body] = answer.split('\r\n\r\n');
+    assert.match(head!, /^HTTP\/1\.1 400 /);
+    assert.match(head!, /\r\nx-request-id: [0-9a-f-]{36}\r\n/);
+    assert.match(head!, /\r\ncontent-type: application\/json; charset=utf-8\r\n/);
+    assert.match(head!, /\r\nx-content-type-options: nosniff\r\n/);
+    assert.match(head!, /\r\nconnection: close\r\n/);
+    assert.deepEqual(JSON.parse(body!), { code: 'VALIDATION_ERROR', message: 'The request is not valid HTTP.', detail });
+  }
+
+  test('headers over the size limit: 400 with the Error body and a request id, not Node\'s own 431', async () => {
+    const answer = await rawExchange(`GET /v2/payouts HTTP/1.1\r\nHost: x\r\nx-filler: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expectRefusal(answer, 'headers: at most 16384 bytes in all');
+  });
+
+  test('on a kept-alive connection, after an answered request: the refusal is still answered', async () => {
+    const oversized = `GET /v2/payouts HTTP/1.1\r\nHost: x\r\nx-filler: ${'a'.repeat(20_000)}\r\n\r\n`;
+    const answer = await rawExchange('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', oversized);
+    const second = answer.slice(answer.indexOf('HTTP/1.1', 1));
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    expectRefusal(second, 'headers: at most 16384 bytes in all');
+  });
+
+  test('HEAD with headers over the limit: the same answer without its body', async () => {
+    const answer = await rawExchange(`HEAD /v2/payouts HTTP/1.1\r\nHost: x\r\nx-filler: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.match(answer, /^HTTP\/1\.1 400 [^]*\r\nx-request-id: [0-9a-f-]{36}\r\n[^]*\r\n\r\n$/);
+  });
+
+  test('malformed HTTP: 400 with the Error body and a request id', async () => {
+    expectRefusal(await rawExchange('GET /v2/payouts HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'), 'request: malformed HTTP');
   });
 });

@@ -51,6 +51,10 @@ describe('Error bodies', () => {
   test('an unknown route is 404 NOT_FOUND', async () => {
     await expectError(await fetch(`${service.url}/v2/nothing-here`), 404, 'NOT_FOUND', /\/v2\/nothing-here/);
   });
+  test('a long unknown path: the 404 names its first 200 characters, not the whole URL', async () => {
+    const body = await expectError(await fetch(`${service.url}/v2/nothing-here/${'a'.repeat(10_000)}`), 404, 'NOT_FOUND');
+    assert.equal(body['detail'], `route: GET /v2/nothing-here/${'a'.repeat(200 - '/v2/nothing-here/'.length)}...`);
+  });
   test('a body over 64 KiB is 413 PAYLOAD_TOO_LARGE and changes nothing', async () => {
     const before = await clientCount();
     await expectError(await createClient(JSON.stringify({ name: 'x'.repeat(70 * 1024) })), 413, 'PAYLOAD_TOO_LARGE');

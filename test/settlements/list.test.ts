@@ -62,6 +62,9 @@ describe('the settlement list', () => {
     const br = await json(await fetch(`${service.url}/v2/settlements/${ids['br100']}`, { headers: bearer(other) }));
     assert.deepEqual(idsOf(await list(`createdAfter=${encodeURIComponent(String(br['creationTime']))}`)), ['ng50', 'mx200']);
     assert.deepEqual(idsOf(await list('createdAfter=2000-01-01T00:00:00Z')).length, 4, 'RFC 3339 without fractional seconds');
+    // a leap second is RFC 3339 too (it was a 500): the instant it ends
+    assert.equal(idsOf(await list('createdAfter=2017-01-01T00:59:60%2B01:00')).length, 4, 'a leap second in the past (23:59:60 UTC)');
+    assert.equal(idsOf(await list('createdAfter=2999-06-30T23:59:60.5Z')).length, 0, 'a leap second in the future');
     assert.equal((await list('settlementStatus=S600_COMPLETED')).totalRecords, 0);
   });
   test('pages: size, page, a page past the end is empty with the right totals', async () => {

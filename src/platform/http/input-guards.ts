@@ -40,6 +40,25 @@ export function urlMayHoldNul(url: string): boolean {
   return url.includes('%00');
 }
 
+/** How deep a JSON body may nest: the contract's requests nest three levels; this leaves room. */
+export const JSON_DEPTH_MAX = 32;
+
+/**
+ * Whether the JSON text nests objects and arrays deeper than `depthMax`. Read before the text is
+ * parsed, so that no walk over the value (the guards below, validation) recurses without bound.
+ */
+export function nestsDeeperThan(jsonText: string, depthMax: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < jsonText.length; i++) {
+    const c = jsonText.charCodeAt(i);
+    if (c === QUOTE) i = stringEnd(jsonText, i);
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > depthMax) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+  return false;
+}
+
 interface Frame {
   /** The keys seen so far in an object; undefined for an array. */
   keys: Set<string> | undefined;

@@ -1,6 +1,8 @@
 // The HTTP conventions of CONTRACT section 2 that hold on every route: request ids, the single
 // error handler, 404s, content types, body size, security headers and the per-client rate limit.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import helmet from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import { randomUUID } from 'node:crypto';
@@ -9,7 +11,7 @@ import { ApiError, ErrorBody } from './errors.ts';
 import { DatabaseBusyError, isTransientDatabaseError } from '../database/transaction.ts';
 import { describeValidationError } from './validation.ts';
 import { applyBounds, applyRouteBounds } from './bounds.ts';
-import { findDuplicateKey, findUnstorableString, mayHoldUnstorableString, urlMayHoldNul } from './input-guards.ts';
+import { findDuplicateKey, findUnstorableString, JSON_DEPTH_MAX, mayHoldUnstorableString, nestsDeeperThan, urlMayHoldNul } from './input-guards.ts';
 
 const REQUEST_ID_MAX = 128;
 /** What a client is told to wait while the database is unreachable: its pool reconnects on the next request. */
@@ -109,6 +111,57 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   });
 }
 
+/** Helmet's headers as plain values, for answers written straight to a socket (no response object). */
+function fixedSecurityHeaders(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader: (name: string, value: unknown) => (headers[name.toLowerCase()] = String(value)),
+    removeHeader: (name: string) => delete headers[name.toLowerCase()],
+  };
+  securityHeaders({} as IncomingMessage, response as unknown as ServerResponse, () => undefined);
+  return headers;
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refuses a request before Fastify sees it
+ * (headers over http.maxHeaderSize, malformed HTTP, a request not received in time). The answer
+ * still has the Error body, a request id and the security headers; then the connection closes.
+ */
+export function clientErrors(log: FastifyBaseLogger) {
+  const fixedHeaders = Object.entries(fixedSecurityHeaders());
+  return (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    // As Node itself does: an answer already begun on this connection cannot be followed by another
+    // (a kept-alive connection's earlier, finished answers do not count).
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (!socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const requestId = randomUUID();
+    const detail =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? `headers: at most ${http.maxHeaderSize} bytes in all`
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'request: not received in time'
+          : 'request: malformed HTTP';
+    log.info({ requestId, code: 'VALIDATION_ERROR', detail }, 'request refused');
+    const body = JSON.stringify(new ApiError('VALIDATION_ERROR', 'The request is not valid HTTP.', detail).toBody());
+    const headers = [
+      ['content-type', 'application/json; charset=utf-8'], ['content-length', String(Buffer.byteLength(body))],
+      ['x-request-id', requestId], ['connection', 'close'], ...fixedHeaders,
+    ];
+    // An answer to HEAD has no body (a client would read one as garbage). The method is known when
+    // the bytes the parser refused begin with the request line, as they do unless the headers
+    // arrived in several reads.
+    const head = Buffer.isBuffer(error.rawPacket) && error.rawPacket.subarray(0, 5).toString('latin1') === 'HEAD ';
+    socket.end(`HTTP/1.1 400 Bad Request\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${head ? '' : body}`);
+  };
+}
+
+/** How much of an unknown path a 404 names (a URL may be 16 KiB long; the answer stays short). */
+const ROUTE_SHOWN_MAX = 200;
+
 /** The router's limit on one path parameter (ids are far shorter). */
 export const MAX_PARAM_LENGTH = 200;
 
@@ -129,6 +182,9 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (text === '') return done(null, undefined);
+    if (nestsDeeperThan(text, JSON_DEPTH_MAX)) {
+      return done(new ApiError('VALIDATION_ERROR', 'The request body is nested too deeply.', `body: at most ${JSON_DEPTH_MAX} levels of objects and arrays`), undefined);
+    }
     parseJson(request, text, (error, value) => {
       if (error) return done(error, undefined);
       const refusal = refuseJsonBody(text, value);
@@ -189,7 +245,9 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
     return sendError(reply, apiError);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new ApiError('NOT_FOUND', 'Nothing is found at this address.', `route: ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const shown = path.length > ROUTE_SHOWN_MAX ? `${path.slice(0, ROUTE_SHOWN_MAX)}...` : path;
+    return sendError(reply, new ApiError('NOT_FOUND', 'Nothing is found at this address.', `route: ${request.method} ${shown}`));
+  });
 }
