@@ -3,7 +3,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Db } from './platform/database/pool.ts';
 import type { Keys } from './platform/keys.ts';
-import type { Mode } from './platform/config.ts';
+import type { Mode, TrustProxy } from './platform/config.ts';
 import { registerHttpPlatform, requestIdFor } from './platform/http/plugins.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { buildValidator } from './platform/http/validation.ts';
@@ -11,6 +11,7 @@ import { lazyCompilers } from './platform/http/lazy-compilers.ts';
 import { createTokenSigner, type TokenSigner } from './auth/tokens.ts';
 import { createClientStatusCache, registerAuth } from './auth/plugin.ts';
 import { createTokenService, type TokenService } from './auth/token-service.ts';
+import { createFailureGuard, NO_FAILURE_GUARD, type FailureLimits } from './auth/failures.ts';
 import { installMockHandlers } from './mock/handlers.ts';
 import { createClientsService } from './auth/clients.ts';
 import { basicCredentials, tokenRoutes } from './auth/routes.ts';
@@ -44,6 +45,9 @@ export interface AppOptions {
   db: Db;
   keys: Keys;
   rateLimitPerMinute: number;
+  /** Whose X-Forwarded-For gives request.ip (see config.ts). */
+  trustProxy: TrustProxy;
+  authFailureLimits: FailureLimits;
   readiness: Readiness;
   logger: FastifyBaseLogger;
   providers: ProvidersService;
@@ -85,15 +89,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false, // plugins.ts answers with the contract's Error body instead
     forceCloseConnections: 'idle',
     routerOptions: { maxParamLength: 200 },
+    trustProxy: options.trustProxy,
     schemaController: { compilersFactory: options.mock ? lazyCompilers : { buildValidator } },
   });
 
   const signer = createTokenSigner(options.keys.tokenSigningKey, options.keys.tokenSigningKeyPrevious);
   // mock mode has no clients to revoke: every token it signed stays good until it expires
   const clientStatus = options.mock ? { isActive: async () => true, forget: () => undefined } : createClientStatusCache(options.db);
+  const failures = options.mock
+    ? NO_FAILURE_GUARD
+    : createFailureGuard({
+      db: options.db,
+      limits: options.authFailureLimits,
+      onPruneError: (error) => options.logger.warn({ err: error }, 'pruning auth_failures failed'),
+    });
   const tokens = options.mock
     ? options.mock.tokens(signer)
-    : createTokenService({ db: options.db, clientSecretKey: options.keys.clientSecretKey, signer });
+    : createTokenService({ db: options.db, clientSecretKey: options.keys.clientSecretKey, signer, failures });
   const clients = createClientsService({
     db: options.db,
     clientSecretKey: options.keys.clientSecretKey,
@@ -105,14 +117,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     rateLimitPerMinute: options.rateLimitPerMinute,
     clientKey: (request) => {
       if (request.auth) return `client:${request.auth.clientId}`;
+      // A token request is not authenticated yet: it is counted under the client id it claims
+      // and the address it comes from, so that requests claiming someone's client id from
+      // elsewhere never spend that client's budget (failures have their own limit: auth/failures.ts).
       const basic = basicCredentials(request.headers.authorization);
-      return typeof basic === 'object' ? `client:${basic.clientId}` : undefined;
+      return typeof basic === 'object' ? `token:${request.ip} ${basic.clientId}` : undefined;
     },
   });
   await registerOpenApi(app);
   // Schemas referenced by $ref from more than one area live at the root.
   for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord, EventRecord]) app.addSchema(schema);
-  registerAuth(app, { signer, clientStatus });
+  registerAuth(app, { signer, clientStatus, failures });
   if (options.mock) installMockHandlers(app);
 
   await app.register(healthRoutes, { readiness: options.readiness });
