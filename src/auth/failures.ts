@@ -16,8 +16,10 @@
 // of requests with an expired token can still get a new one; and a valid token is never refused
 // here (its check reads and writes nothing in this module).
 //
-// Windows are fixed (an address can fail up to twice the limit across a window boundary). Only
-// failures write; a successful token request reads its three counters, an API call nothing.
+// Windows are fixed (an address can fail up to twice the limit across a window boundary), and
+// attempts that pass the check together are all verified (a burst may overshoot by its size;
+// each failure is still counted once). Only failures write; a successful token request reads its
+// three counters, an API call nothing.
 import type { Db } from '../platform/database/pool.ts';
 import * as repo from './failure-repo.ts';
 

@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { startTestService, tempDataDir, type TestService } from '../support/service.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/platform/database/embedded.ts';
 import { DEMO, DEMO_2, bearer, expectError, requestFrom, requestTokenFrom } from '../support/http.ts';
+import { eventually } from '../support/payouts.ts';
+import { createFailureGuard } from '../../src/auth/failures.ts';
 
 const ADDRESS_MAX = 5;
 const CLIENT_MAX = 8;
@@ -162,5 +164,31 @@ describe('two processes on one database', () => {
     for (const service of [b, a, b, a, b]) await expectError(await codesFrom('127.0.0.8', service, 'junk'), 401, 'UNAUTHORIZED');
     await expectLimited(await codesFrom('127.0.0.8', a, 'junk'));
     await expectLimited(await codesFrom('127.0.0.8', b, 'junk'));
+  });
+});
+
+describe('the counters', () => {
+  test('a concurrent burst over both processes: every answer is 401 or 429, and every 401 is counted exactly once', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => requestTokenFrom('127.0.0.9', (i % 2 === 0 ? a : b).url, wrong('nobody-burst'))),
+    );
+    const statuses = answers.map((r) => r.status);
+    assert.ok(statuses.every((s) => s === 401 || s === 429), statuses.join(' '));
+    const failed = statuses.filter((s) => s === 401).length;
+    // concurrent attempts that pass the check together may all be verified: the overshoot is bounded by the burst
+    assert.ok(failed >= ADDRESS_MAX, `${failed} failures`);
+    const { rows } = await a.db.query(`SELECT failures FROM auth_failures WHERE bucket IN ('token-address:127.0.0.9', 'client:nobody-burst') ORDER BY bucket`);
+    assert.deepEqual(rows.map((r) => r.failures), [failed, failed]);
+    await expectLimited(await requestTokenFrom('127.0.0.9', a.url, wrong('nobody-burst')));
+  });
+
+  test('counts of past windows are deleted as new failures are counted; the current window stays', async () => {
+    await a.db.query(`INSERT INTO auth_failures (bucket, window_start, failures) VALUES ('token-address:192.0.2.250', now() - interval '3 days', 7)`);
+    const guard = createFailureGuard({ db: a.db, limits: { windowSeconds: WINDOW_SECONDS, perAddressMax: ADDRESS_MAX, perClientMax: CLIENT_MAX } });
+    await guard.tokenFailed('192.0.2.251', undefined);
+    const old = async () => (await a.db.query(`SELECT count(*)::int AS n FROM auth_failures WHERE window_start < now() - interval '2 days'`)).rows[0].n as number;
+    await eventually(old, (n) => n === 0);
+    const current = await a.db.query(`SELECT failures FROM auth_failures WHERE bucket = 'token-address:192.0.2.251'`);
+    assert.deepEqual(current.rows, [{ failures: 1 }]);
   });
 });
