@@ -63,6 +63,10 @@ export function createTokenService(deps: { db: Db; clientSecretKey: Buffer; sign
     async issue(request) {
       const { credentials, address } = request;
       const claimedId = typeof credentials === 'object' ? credentials.clientId : undefined;
+      // the client row is read while the failure counters are (one round trip, not two); it is
+      // awaited below, unless the request is answered first
+      const lookup = claimedId === undefined ? Promise.resolve(undefined) : repo.findClient(deps.db, claimedId);
+      lookup.catch(() => undefined);
       // before any secret is looked at: a refused attempt learns nothing
       const refusal = await failures.tokenAttemptRefusal(address, claimedId);
       if (refusal) return { ok: false, error: 'rate_limited', refusal };
@@ -76,7 +80,7 @@ export function createTokenService(deps: { db: Db; clientSecretKey: Buffer; sign
       if (request.grantType !== 'client_credentials') {
         return fail('unsupported_grant_type', 'only grant_type=client_credentials is supported');
       }
-      const client = await repo.findClient(deps.db, credentials.clientId);
+      const client = await lookup;
       // The same answer, after the same work, for an unknown client, a wrong secret and a revoked client.
       const authenticated =
         verifyClientSecret(deps.clientSecretKey, credentials.clientSecret, client?.secretHash ?? UNKNOWN_CLIENT_HASH) &&
