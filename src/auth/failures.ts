@@ -85,9 +85,10 @@ export function createFailureGuard(deps: { db: Db; limits: FailureLimits; now?: 
   const remembered = new Map<string, { refusal: Refusal; untilMs: number }>();
   let prunedAtMs = 0;
 
-  const remember = (key: string, refusal: Refusal) => {
+  /** Remembers a refusal until its window ends (secondsLeft from PostgreSQL's clock). */
+  const remember = (key: string, refusal: Refusal, secondsLeft: number) => {
     if (remembered.size >= REFUSALS_REMEMBERED_MAX) remembered.clear();
-    remembered.set(key, { refusal, untilMs: now() + refusal.retryAfterSeconds * 1000 });
+    remembered.set(key, { refusal, untilMs: now() + secondsLeft * 1000 });
   };
   const recall = (key: string | undefined): Refusal | undefined => {
     const entry = key === undefined ? undefined : remembered.get(key);
@@ -106,13 +107,13 @@ export function createFailureGuard(deps: { db: Db; limits: FailureLimits; now?: 
     const address = count(b.address);
     if (address && address.failures >= limits.perAddressMax) {
       const r = refusal('address', limits.perAddressMax, address.secondsLeft);
-      remember(b.address, r);
+      remember(b.address, r, address.secondsLeft);
       return r;
     }
     const client = count(b.client);
     if (client && client.failures >= limits.perClientMax && count(b.pair) !== undefined) {
       const r = refusal('client', limits.perClientMax, client.secondsLeft);
-      remember(b.pair!, r);
+      remember(b.pair!, r, client.secondsLeft);
       return r;
     }
     return undefined;
@@ -148,7 +149,7 @@ export function createFailureGuard(deps: { db: Db; limits: FailureLimits; now?: 
       const [bearer] = await count([b.bearer]);
       if (!bearer || bearer.failures <= limits.perAddressMax) return undefined;
       const r = refusal('address', limits.perAddressMax, bearer.secondsLeft);
-      remember(b.bearer, r);
+      remember(b.bearer, r, bearer.secondsLeft);
       return r;
     },
   };

@@ -9,7 +9,7 @@ import { startTestService, tempDataDir, type TestService } from '../support/serv
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/platform/database/embedded.ts';
 import { DEMO, DEMO_2, bearer, expectError, requestFrom, requestTokenFrom } from '../support/http.ts';
 import { eventually } from '../support/payouts.ts';
-import { createFailureGuard } from '../../src/auth/failures.ts';
+import { addressKey, createFailureGuard } from '../../src/auth/failures.ts';
 
 const ADDRESS_MAX = 5;
 const CLIENT_MAX = 8;
@@ -191,4 +191,14 @@ describe('the counters', () => {
     const current = await a.db.query(`SELECT failures FROM auth_failures WHERE bucket = 'token-address:192.0.2.251'`);
     assert.deepEqual(current.rows, [{ failures: 1 }]);
   });
+});
+
+test('IPv4 addresses count one by one, IPv6 addresses by their /64', () => {
+  assert.equal(addressKey('203.0.113.7'), '203.0.113.7');
+  assert.equal(addressKey('::ffff:203.0.113.7'), '::ffff:203.0.113.7');
+  assert.equal(addressKey('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64');
+  assert.equal(addressKey('2001:0DB8:0001:0002::9'), '2001:db8:1:2::/64');
+  assert.equal(addressKey('2001:db8::1'), '2001:db8:0:0::/64');
+  assert.equal(addressKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
+  assert.equal(addressKey('::1'), '0:0:0:0::/64');
 });
