@@ -71,7 +71,8 @@ export async function tokenRoutes(app: FastifyInstance, opts: { tokens: TokenSer
         description:
           'Authenticate with HTTP Basic (`client_id:client_secret`) or with `client_id` and `client_secret` in the form ' +
           'body (not both). The token is a signed JWT valid for `expires_in` seconds (300); ask for a new one before it ' +
-          'expires. Errors follow RFC 6749 section 5.2.',
+          'expires. Errors follow RFC 6749 section 5.2, except 429: an address with too many failed attempts ' +
+          'gets `RATE_LIMITED` (the Error body) with `Retry-After` until its window ends.',
         tags: ['Authentication'],
         consumes: ['application/x-www-form-urlencoded'],
         body: TokenRequestBody,
