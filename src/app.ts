@@ -39,6 +39,8 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import type { EndpointsService } from './webhooks/endpoints.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+/** Client ids are at most 100 characters; a longer claimed one is cut, so that a key stays small. */
+const CLIENT_ID_KEY_CHARS_MAX = 100;
 
 export interface AppOptions {
   mode: Mode;
@@ -121,7 +123,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // and the address it comes from, so that requests claiming someone's client id from
       // elsewhere never spend that client's budget (failures have their own limit: auth/failures.ts).
       const basic = basicCredentials(request.headers.authorization);
-      return typeof basic === 'object' ? `token:${request.ip} ${basic.clientId}` : undefined;
+      return typeof basic === 'object' ? `token:${request.ip} ${basic.clientId.slice(0, CLIENT_ID_KEY_CHARS_MAX)}` : undefined;
     },
   });
   await registerOpenApi(app);
