@@ -38,6 +38,8 @@ export interface Refusal {
 }
 
 export interface FailureGuard {
+  /** A refusal this process already knows of for a token request: no query. */
+  knownTokenRefusal(address: string, clientId: string | undefined): Refusal | undefined;
   /** Whether a token request from this address, for this client id, may be checked at all. */
   tokenAttemptRefusal(address: string, clientId: string | undefined): Promise<Refusal | undefined>;
   /** Counts a failed token request (bad, unknown, missing or malformed credentials). */
@@ -48,6 +50,7 @@ export interface FailureGuard {
 
 /** A guard that never refuses (mock mode: no database, no secrets to guess). */
 export const NO_FAILURE_GUARD: FailureGuard = {
+  knownTokenRefusal: () => undefined,
   tokenAttemptRefusal: async () => undefined,
   tokenFailed: async () => undefined,
   bearerFailed: async () => undefined,
@@ -128,6 +131,11 @@ export function createFailureGuard(deps: { db: Db; limits: FailureLimits; now?: 
   };
 
   return {
+    knownTokenRefusal(address, clientId) {
+      const b = buckets(address, clientId);
+      return recall(b.address) ?? recall(b.pair);
+    },
+
     async tokenAttemptRefusal(address, clientId) {
       const b = buckets(address, clientId);
       const known = recall(b.address) ?? recall(b.pair);

@@ -1,5 +1,6 @@
 // POST /oauth2/token: form body only, client credentials by HTTP Basic or in the body.
-// Every failure answers in RFC 6749 section 5.2 form, never the API's Error body.
+// Every failure answers in RFC 6749 section 5.2 form, except the 429 of an address (or client id)
+// with too many failed attempts (auth/failures.ts), which is the API's Error body like every 429.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { OAuthErrorBody, TokenRequestBody, TokenResponse } from './schemas.ts';
 import type { ClientCredentials, OAuthErrorCode, TokenRequest, TokenService } from './token-service.ts';

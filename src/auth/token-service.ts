@@ -63,11 +63,13 @@ export function createTokenService(deps: { db: Db; clientSecretKey: Buffer; sign
     async issue(request) {
       const { credentials, address } = request;
       const claimedId = typeof credentials === 'object' ? credentials.clientId : undefined;
-      // the client row is read while the failure counters are (one round trip, not two); it is
-      // awaited below, unless the request is answered first
+      // Refused before any secret is looked at: a refused attempt learns nothing. A refusal this
+      // process already knows costs no query; otherwise the client row is read while the failure
+      // counters are (one round trip, not two), and awaited below unless the answer comes first.
+      const known = failures.knownTokenRefusal(address, claimedId);
+      if (known) return { ok: false, error: 'rate_limited', refusal: known };
       const lookup = claimedId === undefined ? Promise.resolve(undefined) : repo.findClient(deps.db, claimedId);
       lookup.catch(() => undefined);
-      // before any secret is looked at: a refused attempt learns nothing
       const refusal = await failures.tokenAttemptRefusal(address, claimedId);
       if (refusal) return { ok: false, error: 'rate_limited', refusal };
       if (typeof credentials !== 'object') {
