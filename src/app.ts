@@ -103,6 +103,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     : createFailureGuard({
       db: options.db,
       limits: options.authFailureLimits,
+      onLimitReached: (bucket, refusal) =>
+        options.logger.warn({ bucket, limit: refusal.limit, windowSeconds: refusal.windowSeconds }, 'failed-authentication limit reached'),
       onPruneError: (error) => options.logger.warn({ err: error }, 'pruning auth_failures failed'),
     });
   const tokens = options.mock

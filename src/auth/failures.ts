@@ -82,7 +82,16 @@ const buckets = (address: string, clientId: string | undefined) => {
   };
 };
 
-export function createFailureGuard(deps: { db: Db; limits: FailureLimits; now?: () => number; onPruneError?: (error: unknown) => void }): FailureGuard {
+export interface FailureGuardDeps {
+  db: Db;
+  limits: FailureLimits;
+  now?: () => number;
+  /** Called when this process first refuses a bucket in a window (for the operators' log). */
+  onLimitReached?: (bucket: string, refusal: Refusal) => void;
+  onPruneError?: (error: unknown) => void;
+}
+
+export function createFailureGuard(deps: FailureGuardDeps): FailureGuard {
   const { db, limits } = deps;
   const now = deps.now ?? Date.now;
   const remembered = new Map<string, { refusal: Refusal; untilMs: number }>();
@@ -91,6 +100,7 @@ export function createFailureGuard(deps: { db: Db; limits: FailureLimits; now?: 
   /** Remembers a refusal until its window ends (secondsLeft from PostgreSQL's clock). */
   const remember = (key: string, refusal: Refusal, secondsLeft: number) => {
     if (remembered.size >= REFUSALS_REMEMBERED_MAX) remembered.clear();
+    if (!remembered.has(key)) deps.onLimitReached?.(key, refusal);
     remembered.set(key, { refusal, untilMs: now() + secondsLeft * 1000 });
   };
   const recall = (key: string | undefined): Refusal | undefined => {

@@ -193,6 +193,21 @@ describe('the counters', () => {
   });
 });
 
+describe('the operators\' signal', () => {
+  test('a process reports a bucket once when it first refuses it in a window', async () => {
+    const reached: string[] = [];
+    const guard = createFailureGuard({
+      db: a.db,
+      limits: { windowSeconds: WINDOW_SECONDS, perAddressMax: ADDRESS_MAX, perClientMax: CLIENT_MAX },
+      onLimitReached: (bucket) => reached.push(bucket),
+    });
+    const answers = [];
+    for (let i = 0; i < ADDRESS_MAX + 3; i++) answers.push(await guard.bearerFailed('198.51.100.200'));
+    assert.deepEqual(answers.map((r) => r?.over), [...Array(ADDRESS_MAX).fill(undefined), 'address', 'address', 'address']);
+    assert.deepEqual(reached, ['bearer-address:198.51.100.200']);
+  });
+});
+
 test('IPv4 addresses count one by one, IPv6 addresses by their /64', () => {
   assert.equal(addressKey('203.0.113.7'), '203.0.113.7');
   assert.equal(addressKey('::ffff:203.0.113.7'), '::ffff:203.0.113.7');
