@@ -19,7 +19,7 @@
 // Windows are fixed (an address can fail up to twice the limit across a window boundary), and
 // attempts that pass the check together are all verified (a burst may overshoot by its size;
 // each failure is still counted once). Only failures write; a successful token request reads its
-// three counters, an API call nothing.
+// three counters (in the round trip that reads its client row), an API call nothing.
 import type { Db } from '../platform/database/pool.ts';
 import * as repo from './failure-repo.ts';
 
