@@ -3,7 +3,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Db } from './platform/database/pool.ts';
 import type { Keys } from './platform/keys.ts';
-import type { Mode } from './platform/config.ts';
+import type { Mode, TrustProxy } from './platform/config.ts';
 import { clientErrors, frameworkErrors, MAX_PARAM_LENGTH, registerHttpPlatform, requestIdFor } from './platform/http/plugins.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { buildValidator } from './platform/http/validation.ts';
@@ -12,6 +12,7 @@ import { applyBounds } from './platform/http/bounds.ts';
 import { createTokenSigner, type TokenSigner } from './auth/tokens.ts';
 import { createClientStatusCache, registerAuth } from './auth/plugin.ts';
 import { createTokenService, type TokenService } from './auth/token-service.ts';
+import { createFailureGuard, NO_FAILURE_GUARD, type FailureLimits } from './auth/failures.ts';
 import { installMockHandlers } from './mock/handlers.ts';
 import { createClientsService } from './auth/clients.ts';
 import { basicCredentials, tokenRoutes } from './auth/routes.ts';
@@ -39,12 +40,17 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import type { EndpointsService } from './webhooks/endpoints.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+/** Client ids are at most 100 characters; a longer claimed one is cut, so that a key stays small. */
+const CLIENT_ID_KEY_CHARS_MAX = 100;
 
 export interface AppOptions {
   mode: Mode;
   db: Db;
   keys: Keys;
   rateLimitPerMinute: number;
+  /** Whose X-Forwarded-For gives request.ip (see config.ts). */
+  trustProxy: TrustProxy;
+  authFailureLimits: FailureLimits;
   readiness: Readiness;
   logger: FastifyBaseLogger;
   providers: ProvidersService;
@@ -88,15 +94,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors,
     clientErrorHandler: clientErrors(options.logger),
+    trustProxy: options.trustProxy,
     schemaController: { compilersFactory: options.mock ? lazyCompilers : { buildValidator } },
   });
 
   const signer = createTokenSigner(options.keys.tokenSigningKey, options.keys.tokenSigningKeyPrevious);
   // mock mode has no clients to revoke: every token it signed stays good until it expires
   const clientStatus = options.mock ? { isActive: async () => true, forget: () => undefined } : createClientStatusCache(options.db);
+  const failures = options.mock
+    ? NO_FAILURE_GUARD
+    : createFailureGuard({
+      db: options.db,
+      limits: options.authFailureLimits,
+      onLimitReached: (bucket, refusal) =>
+        options.logger.warn({ bucket, limit: refusal.limit, windowSeconds: refusal.windowSeconds }, 'failed-authentication limit reached'),
+      onPruneError: (error) => options.logger.warn({ err: error }, 'pruning auth_failures failed'),
+    });
   const tokens = options.mock
     ? options.mock.tokens(signer)
-    : createTokenService({ db: options.db, clientSecretKey: options.keys.clientSecretKey, signer });
+    : createTokenService({ db: options.db, clientSecretKey: options.keys.clientSecretKey, signer, failures });
   const clients = createClientsService({
     db: options.db,
     clientSecretKey: options.keys.clientSecretKey,
@@ -108,14 +124,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     rateLimitPerMinute: options.rateLimitPerMinute,
     clientKey: (request) => {
       if (request.auth) return `client:${request.auth.clientId}`;
+      // A token request is not authenticated yet: it is counted under the client id it claims
+      // and the address it comes from, so that requests claiming someone's client id from
+      // elsewhere never spend that client's budget (failures have their own limit: auth/failures.ts).
       const basic = basicCredentials(request.headers.authorization);
-      return typeof basic === 'object' ? `client:${basic.clientId}` : undefined;
+      return typeof basic === 'object' ? `token:${request.ip} ${basic.clientId.slice(0, CLIENT_ID_KEY_CHARS_MAX)}` : undefined;
     },
   });
   await registerOpenApi(app, { webhooks: webhookOperations(), schemas: { Event: documentedEvent() } });
   // Schemas referenced by $ref from more than one area live at the root.
   for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord, ...EVENT_SCHEMAS]) app.addSchema(applyBounds(schema));
-  registerAuth(app, { signer, clientStatus });
+  registerAuth(app, { signer, clientStatus, failures });
   if (options.mock) installMockHandlers(app);
 
   await app.register(healthRoutes, { readiness: options.readiness });

@@ -159,6 +159,12 @@ export async function startService(config: Config, log: Logger): Promise<Running
       db: pool,
       keys,
       rateLimitPerMinute: config.rateLimitPerMinute,
+      trustProxy: config.trustProxy,
+      authFailureLimits: {
+        windowSeconds: config.authFailureWindowSeconds,
+        perAddressMax: config.authFailuresPerAddressMax,
+        perClientMax: config.authFailuresPerClientMax,
+      },
       logger: log,
       providers,
       payouts,

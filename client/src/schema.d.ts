@@ -49,7 +49,7 @@ export interface paths {
         put?: never;
         /**
          * Get an access token (OAuth 2.0 client credentials)
-         * @description Authenticate with HTTP Basic (`client_id:client_secret`) or with `client_id` and `client_secret` in the form body (not both). The token is a signed JWT valid for `expires_in` seconds (300); ask for a new one before it expires. Errors follow RFC 6749 section 5.2.
+         * @description Authenticate with HTTP Basic (`client_id:client_secret`) or with `client_id` and `client_secret` in the form body (not both). The token is a signed JWT valid for `expires_in` seconds (300); ask for a new one before it expires. Errors follow RFC 6749 section 5.2, except 429: an address with too many failed attempts gets `RATE_LIMITED` (the Error body) with `Retry-After` until its window ends.
          */
         post: operations["createAccessToken"];
         delete?: never;

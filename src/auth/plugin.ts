@@ -7,6 +7,7 @@ import { ApiError, errorResponses } from '../platform/http/errors.ts';
 import { isClientActive } from './repo.ts';
 import type { Scope } from './scopes.ts';
 import type { TokenSigner } from './tokens.ts';
+import type { FailureGuard, Refusal } from './failures.ts';
 
 export interface AuthContext {
   memberId: string;
@@ -54,26 +55,51 @@ function unauthorized(detail: string, tokenSent: boolean): ApiError {
   return new ApiError('UNAUTHORIZED', 'A valid bearer token is required.', detail, { 'www-authenticate': challenge });
 }
 
+/** The 429 of a refused authentication attempt (token request or bearer token), with Retry-After. */
+export function failedAuthenticationError(refusal: Refusal): ApiError {
+  const whose = refusal.over === 'address' ? 'from this address' : 'for this client id from addresses that have failed for it';
+  return new ApiError(
+    'RATE_LIMITED',
+    'Too many failed authentication attempts.',
+    `limit: ${refusal.limit} failed attempts per ${refusal.windowSeconds} seconds ${whose}`,
+    { 'retry-after': String(refusal.retryAfterSeconds) },
+  );
+}
+
 export interface AuthDeps {
   signer: TokenSigner;
   clientStatus: ClientStatusCache;
+  failures: FailureGuard;
+}
+
+/** The token's claims, or the 401 it gets. */
+async function bearerClaims(deps: AuthDeps, header: string | undefined): Promise<AuthContext | ApiError> {
+  if (header === undefined || header === '') return unauthorized('Authorization: no bearer token was sent', false);
+  const match = BEARER.exec(header);
+  if (!match) return unauthorized('Authorization: must be "Bearer <access token>"', true);
+  const result = await deps.signer.verify(match[1]!);
+  if (!result.ok) {
+    return unauthorized(result.reason === 'expired' ? 'Authorization: the token has expired' : 'Authorization: the token is not valid', true);
+  }
+  if (!(await deps.clientStatus.isActive(result.claims.clientId))) {
+    return unauthorized('Authorization: the client of this token has been revoked', true);
+  }
+  return result.claims;
 }
 
 export function authenticate(deps: AuthDeps, scope: Scope) {
   return async function verifyBearer(request: FastifyRequest): Promise<void> {
-    const header = request.headers.authorization;
-    if (header === undefined || header === '') throw unauthorized('Authorization: no bearer token was sent', false);
-    const match = BEARER.exec(header);
-    if (!match) throw unauthorized('Authorization: must be "Bearer <access token>"', true);
-    const result = await deps.signer.verify(match[1]!);
-    if (!result.ok) {
-      throw unauthorized(result.reason === 'expired' ? 'Authorization: the token has expired' : 'Authorization: the token is not valid', true);
+    const claims = await bearerClaims(deps, request.headers.authorization);
+    if (claims instanceof ApiError) {
+      // a valid token never comes here: failures alone are counted, per source address
+      const refusal = await deps.failures.bearerFailed(request.ip).catch((error: unknown) => {
+        request.log.warn({ err: error }, 'failed bearer token not counted');
+        return undefined;
+      });
+      throw refusal ? failedAuthenticationError(refusal) : claims;
     }
-    if (!(await deps.clientStatus.isActive(result.claims.clientId))) {
-      throw unauthorized('Authorization: the client of this token has been revoked', true);
-    }
-    request.auth = result.claims;
-    if (!result.claims.scopes.includes(scope)) {
+    request.auth = claims;
+    if (!claims.scopes.includes(scope)) {
       throw new ApiError('INSUFFICIENT_SCOPE', `This operation needs the "${scope}" scope.`, `scope: "${scope}" is required`, {
         'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
       });

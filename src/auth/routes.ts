@@ -1,9 +1,11 @@
 // POST /oauth2/token: form body only, client credentials by HTTP Basic or in the body.
-// Every failure answers in RFC 6749 section 5.2 form, never the API's Error body.
+// Every failure answers in RFC 6749 section 5.2 form, except the 429 of an address (or client id)
+// with too many failed attempts (auth/failures.ts), which is the API's Error body like every 429.
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { OAuthErrorBody, TokenRequestBody, TokenResponse } from './schemas.ts';
-import type { OAuthErrorCode, TokenService } from './token-service.ts';
+import type { ClientCredentials, OAuthErrorCode, TokenRequest, TokenService } from './token-service.ts';
 import { ApiError, errorResponses } from '../platform/http/errors.ts';
+import { failedAuthenticationError } from './plugin.ts';
 
 const NOT_A_FORM = Symbol('not a form body');
 const FORM_FIELDS = new Set(['grant_type', 'scope', 'client_id', 'client_secret']);
@@ -43,6 +45,13 @@ export function basicCredentials(header: string | undefined): { clientId: string
   return { clientId, clientSecret };
 }
 
+function formCredentials(form: Form): TokenRequest['credentials'] {
+  const clientId = form['client_id'];
+  const clientSecret = form['client_secret'];
+  if (clientId === undefined || clientSecret === undefined) return 'missing';
+  return { clientId, clientSecret } satisfies ClientCredentials;
+}
+
 function oauthError(reply: FastifyReply, error: OAuthErrorCode, description: string) {
   reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   if (error === 'invalid_client') {
@@ -78,7 +87,8 @@ export async function tokenRoutes(app: FastifyInstance, opts: { tokens: TokenSer
         description:
           'Authenticate with HTTP Basic (`client_id:client_secret`) or with `client_id` and `client_secret` in the form ' +
           'body (not both). The token is a signed JWT valid for `expires_in` seconds (300); ask for a new one before it ' +
-          'expires. Errors follow RFC 6749 section 5.2.',
+          'expires. Errors follow RFC 6749 section 5.2, except 429: an address with too many failed attempts ' +
+          'gets `RATE_LIMITED` (the Error body) with `Retry-After` until its window ends.',
         tags: ['Authentication'],
         security: [{ clientBasic: [] }],
         consumes: ['application/x-www-form-urlencoded'],
@@ -96,15 +106,15 @@ export async function tokenRoutes(app: FastifyInstance, opts: { tokens: TokenSer
       if (!body.ok) return oauthError(reply, 'invalid_request', body.description);
       const { form } = body;
       const basic = basicCredentials(request.headers.authorization);
-      if (basic === 'malformed') return oauthError(reply, 'invalid_request', 'Authorization: must be "Basic <base64(client_id:client_secret)>"');
       const inBody = form['client_id'] !== undefined || form['client_secret'] !== undefined;
-      if (basic && inBody) return oauthError(reply, 'invalid_request', 'send client credentials by one method only');
-      const clientId = basic?.clientId ?? form['client_id'];
-      const clientSecret = basic?.clientSecret ?? form['client_secret'];
-      if (clientId === undefined || clientSecret === undefined) {
-        return oauthError(reply, 'invalid_client', 'client authentication is required (HTTP Basic or client_id and client_secret)');
-      }
-      const result = await opts.tokens.issue({ clientId, clientSecret, grantType: form['grant_type'], scope: form['scope'] });
+      if (typeof basic === 'object' && inBody) return oauthError(reply, 'invalid_request', 'send client credentials by one method only');
+      const result = await opts.tokens.issue({
+        credentials: basic ?? formCredentials(form),
+        grantType: form['grant_type'],
+        scope: form['scope'],
+        address: request.ip,
+      });
+      if (!result.ok && result.error === 'rate_limited') throw failedAuthenticationError(result.refusal);
       if (!result.ok) return oauthError(reply, result.error, result.description);
       const scope = result.scopes.join(' ');
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');

@@ -19,7 +19,8 @@ export async function startMockServer(config: Config, log: Logger) {
   const key = randomBytes(32); // tokens live only as long as this process
   const app = await buildApp({
     mode: 'mock', db: ABSENT, keys: { tokenSigningKey: key, tokenSigningKeyPrevious: undefined, clientSecretKey: key },
-    rateLimitPerMinute: config.rateLimitPerMinute, logger: log,
+    rateLimitPerMinute: config.rateLimitPerMinute, logger: log, trustProxy: config.trustProxy,
+    authFailureLimits: { windowSeconds: config.authFailureWindowSeconds, perAddressMax: config.authFailuresPerAddressMax, perClientMax: config.authFailuresPerClientMax },
     providers: ABSENT, payouts: ABSENT, rates: ABSENT, settlements: ABSENT, events: ABSENT, webhookEndpoints: ABSENT,
     readiness: { notReadyReason: async () => undefined },
     mock: { tokens: createMockTokenService },

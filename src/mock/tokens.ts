@@ -2,7 +2,7 @@
 // for, so that a client's whole authentication flow runs unchanged against the mock.
 import { isScope, type Scope } from '../auth/scopes.ts';
 import { TOKEN_TTL_SECONDS, type TokenSigner } from '../auth/tokens.ts';
-import type { TokenService } from '../auth/token-service.ts';
+import { credentialsFailure, type TokenService } from '../auth/token-service.ts';
 
 /** The member a mock token speaks for: the client id, upper-cased, in the member id alphabet. */
 export const mockMemberId = (clientId: string) => clientId.toUpperCase().replace(/[^A-Z0-9_]/g, '_').slice(0, 64) || 'MOCK_MEMBER';
@@ -10,6 +10,8 @@ export const mockMemberId = (clientId: string) => clientId.toUpperCase().replace
 export function createMockTokenService(signer: TokenSigner): TokenService {
   return {
     async issue(request) {
+      const { credentials } = request;
+      if (typeof credentials !== 'object') return credentialsFailure(credentials);
       if (request.grantType === undefined || request.grantType === '') return { ok: false, error: 'invalid_request', description: 'grant_type is required' };
       if (request.grantType !== 'client_credentials') {
         return { ok: false, error: 'unsupported_grant_type', description: 'only grant_type=client_credentials is supported' };
@@ -19,7 +21,7 @@ export function createMockTokenService(signer: TokenSigner): TokenService {
       const unknown = requested.find((s) => !isScope(s));
       if (unknown !== undefined) return { ok: false, error: 'invalid_scope', description: `scope "${unknown}" is not allowed to this client` };
       const scopes = [...new Set(requested)] as Scope[];
-      const accessToken = await signer.sign({ memberId: mockMemberId(request.clientId), clientId: request.clientId, scopes });
+      const accessToken = await signer.sign({ memberId: mockMemberId(credentials.clientId), clientId: credentials.clientId, scopes });
       return { ok: true, accessToken, expiresIn: TOKEN_TTL_SECONDS, scopes };
     },
   };

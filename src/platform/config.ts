@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { Ajv } from 'ajv';
 import { StringEnum } from './schema.ts';
 import path from 'node:path';
+import { isIP } from 'node:net';
 
 export const MODES = ['sandbox', 'production', 'mock'] as const;
 export type Mode = (typeof MODES)[number];
@@ -26,6 +27,10 @@ const EnvSchema = Type.Object({
   TOKEN_SIGNING_KEY_PREVIOUS: Type.Optional(Base64Key),
   CLIENT_SECRET_KEY: Type.Optional(Base64Key),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
+  TRUST_PROXY: Type.String({ minLength: 1, maxLength: 2000, default: 'false' }),
+  AUTH_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 10, maximum: 86_400, default: 300 }),
+  AUTH_FAILURES_PER_ADDRESS_MAX: Type.Integer({ minimum: 1, maximum: 100_000, default: 50 }),
+  AUTH_FAILURES_PER_CLIENT_MAX: Type.Integer({ minimum: 1, maximum: 100_000, default: 20 }),
   WORKERS: Type.Integer({ minimum: 0, maximum: 64, default: 4 }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 30_000 }),
   PAYOUT_EXPIRY_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 24 }),
@@ -58,6 +63,15 @@ export interface Config {
   tokenSigningKeyPrevious: string | undefined;
   clientSecretKey: string | undefined;
   rateLimitPerMinute: number;
+  /**
+   * Which peers' X-Forwarded-For is believed (Fastify's trustProxy): false, or the proxies'
+   * addresses and CIDRs. It gives the source address of the failed-authentication limits.
+   */
+  trustProxy: TrustProxy;
+  /** Failed authentication is counted per source address and per client id in windows this long. */
+  authFailureWindowSeconds: number;
+  authFailuresPerAddressMax: number;
+  authFailuresPerClientMax: number;
   /** graphile-worker concurrency; 0 starts an API-only process. */
   workers: number;
   shutdownTimeoutMs: number;
@@ -124,6 +138,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     tokenSigningKeyPrevious: checked.TOKEN_SIGNING_KEY_PREVIOUS,
     clientSecretKey: checked.CLIENT_SECRET_KEY,
     rateLimitPerMinute: checked.RATE_LIMIT_PER_MINUTE,
+    trustProxy: parseTrustProxy(checked.TRUST_PROXY),
+    authFailureWindowSeconds: checked.AUTH_FAILURE_WINDOW_SECONDS,
+    authFailuresPerAddressMax: checked.AUTH_FAILURES_PER_ADDRESS_MAX,
+    authFailuresPerClientMax: checked.AUTH_FAILURES_PER_CLIENT_MAX,
     workers: checked.WORKERS,
     shutdownTimeoutMs: checked.SHUTDOWN_TIMEOUT_MS,
     sandboxClientSecrets: [checked.SANDBOX_CLIENT_SECRET_1, checked.SANDBOX_CLIENT_SECRET_2],
@@ -161,6 +179,46 @@ function checkTimings(config: Config): void {
         `PARTNER_TIMEOUT_MS (${config.partnerTimeoutMs} ms)`,
     );
   }
+}
+
+/** false: X-Forwarded-For is ignored; a list: believed from those proxies only. */
+export type TrustProxy = false | string[];
+
+// the names proxy-addr (Fastify's trustProxy) knows for address ranges
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isProxyAddress(entry: string): boolean {
+  if (TRUST_PROXY_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (family === 4 && isIP(prefix) === 4) return true; // a netmask, as 10.0.0.0/255.0.0.0
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: off (false, off, 0), or a comma-separated list of the proxies' addresses, CIDRs and
+ * the names loopback, linklocal, uniquelocal. Refused: `true` (believe anyone's X-Forwarded-For:
+ * any client could choose its own source address) and a hop count (Fastify 5 no longer honours
+ * one, because it cannot tell a request that came through the proxy from one sent straight to us).
+ */
+export function parseTrustProxy(value: string): TrustProxy {
+  const text = value.trim().toLowerCase();
+  if (text === 'false' || text === 'off' || text === '0') return false;
+  const refuse = (rule: string) => new ConfigError(`Invalid configuration: TRUST_PROXY ${rule} (got ${JSON.stringify(value)})`);
+  if (text === 'true') {
+    throw refuse('must not be true: that believes X-Forwarded-For from anyone; list the proxies\' addresses or CIDRs');
+  }
+  if (/^\d+$/.test(text)) {
+    throw refuse('must not be a hop count: it cannot tell a request through the proxy from one sent directly; list the proxies\' addresses or CIDRs');
+  }
+  const entries = text.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !isProxyAddress(entry));
+  if (bad !== undefined) {
+    throw refuse(`must be false or a comma-separated list of IP addresses, CIDRs, loopback, linklocal, uniquelocal; "${bad}" is none of these`);
+  }
+  return entries;
 }
 
 /** Secrets that ship in this repository (README, examples) and so are never acceptable in production. */

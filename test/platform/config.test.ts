@@ -1,7 +1,54 @@
-// Configuration rules that involve more than one variable.
-import { test } from 'node:test';
+// TRUST_PROXY, the failed-authentication limits and the partner timings are read and checked at
+// boot: a bad value stops the process with a message naming the variable and the rule.
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
+import { runServiceExpectingFailure } from '../support/service.ts';
+
+describe('TRUST_PROXY', () => {
+  test('is off by default, and off when false, off or 0', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    for (const value of ['false', 'off', '0', 'OFF']) assert.equal(loadConfig({ TRUST_PROXY: value }).trustProxy, false);
+  });
+
+  test('takes a comma-separated list of addresses, CIDRs, netmasks and proxy-addr names', () => {
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.1.0.0/16,fd00::/8, ::1,loopback, 192.168.0.0/255.255.0.0' }).trustProxy, [
+      '10.0.0.1', '10.1.0.0/16', 'fd00::/8', '::1', 'loopback', '192.168.0.0/255.255.0.0',
+    ]);
+  });
+
+  test('refuses true, a hop count, and anything that is not an address or CIDR, naming the entry', () => {
+    const refused: Array<[string, RegExp]> = [
+      ['true', /TRUST_PROXY must not be true: that believes X-Forwarded-For from anyone/],
+      ['2', /TRUST_PROXY must not be a hop count/],
+      ['10.0.0.0/33', /TRUST_PROXY must be false or a comma-separated list .*; "10.0.0.0\/33" is none of these/],
+      ['10.0.0.1,proxy.internal', /"proxy.internal" is none of these/],
+      ['fd00::/129', /"fd00::\/129" is none of these/],
+      ['10.0.0.1,,10.0.0.2', /"" is none of these/],
+    ];
+    for (const [value, message] of refused) {
+      assert.throws(() => loadConfig({ TRUST_PROXY: value }), (error: unknown) => error instanceof ConfigError && message.test(error.message), value);
+    }
+  });
+
+  test('a bad value stops the boot with exit 78 and the message', async () => {
+    const result = await runServiceExpectingFailure({ TRUST_PROXY: '10.0.0.0/33' });
+    assert.equal(result.code, 78);
+    assert.match(result.output, /Invalid configuration: TRUST_PROXY must be false or a comma-separated list .* \(got "10.0.0.0\/33"\)/);
+  });
+});
+
+describe('failed-authentication limits', () => {
+  test('have defaults and refuse values out of range', () => {
+    const config = loadConfig({});
+    assert.deepEqual(
+      [config.authFailureWindowSeconds, config.authFailuresPerAddressMax, config.authFailuresPerClientMax],
+      [300, 50, 20],
+    );
+    assert.throws(() => loadConfig({ AUTH_FAILURES_PER_ADDRESS_MAX: '0' }), /AUTH_FAILURES_PER_ADDRESS_MAX must be >= 1/);
+    assert.throws(() => loadConfig({ AUTH_FAILURE_WINDOW_SECONDS: '5' }), /AUTH_FAILURE_WINDOW_SECONDS must be >= 10/);
+  });
+});
 
 test('a submission recovery interval under twice the partner timeout is refused at boot, naming both', () => {
   assert.throws(

@@ -119,7 +119,7 @@ describe('rate limit (40 per minute per client in this file)', () => {
     await expectError(limited, 429, 'RATE_LIMITED');
     assert.equal((await fetch(`${service.url}/v2/purpose-codes`, { headers: bearer(other) })).status, 200);
   });
-  test('the token endpoint is limited per client too', async () => {
+  test('the token endpoint is limited per claimed client id and address too', async () => {
     let status = 200;
     for (let i = 0; i < 60 && status !== 429; i++) {
       status = (await requestToken(service.url, { clientId: DEMO_2.clientId, secret: DEMO_2.secret, scope: 'payouts' })).status;

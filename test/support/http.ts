@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 // Test support: small HTTP helpers over fetch.
 export const DEMO = {
   clientId: 'demo-source-1',
@@ -46,4 +47,46 @@ export async function expectError(response: Response, status: number, code: stri
   assert.equal(body['code'], code);
   if (detail) assert.match(String(body['detail']), detail);
   return body;
+}
+
+/**
+ * A request sent from the given local address (any 127.x.y.z reaches the loopback server on
+ * Linux), so that tests can play several source addresses. Answers as a fetch Response.
+ */
+export function requestFrom(
+  localAddress: string,
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method: init.method ?? 'GET', headers: init.headers, localAddress, agent: false }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('error', reject);
+      incoming.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          for (const one of Array.isArray(value) ? value : [value ?? '']) headers.append(name, one);
+        }
+        const status = incoming.statusCode ?? 0;
+        resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, headers }));
+      });
+    });
+    request.on('error', reject);
+    request.end(init.body);
+  });
+}
+
+/** A client credentials token request from the given local address, with extra headers (X-Forwarded-For). */
+export function requestTokenFrom(
+  localAddress: string,
+  baseUrl: string,
+  credentials: { clientId: string; secret: string },
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return requestFrom(localAddress, `${baseUrl}/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: basic(credentials.clientId, credentials.secret), 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'payouts member' }).toString(),
+  });
 }
