@@ -27,7 +27,8 @@ export function installMockHandlers(app: FastifyInstance): void {
     }
     const rules = route.handler;
     route.handler = function answer(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-      return request.headers['prefer'] === undefined ? rules.call(this, request, reply) : examples(request, reply);
+      const prefer = parsePrefer(request.headers['prefer']);
+      return prefer.code === undefined && prefer.example === undefined ? rules.call(this, request, reply) : examples(request, reply);
     };
   });
 }

@@ -28,7 +28,7 @@ export async function startMockServer(config: Config, log: Logger) {
   const app = await buildApp({
     mode: 'mock', db: ABSENT, keys: { tokenSigningKey: key, tokenSigningKeyPrevious: undefined, clientSecretKey: key },
     rateLimitPerMinute: config.rateLimitPerMinute, logger: log,
-    providers: ABSENT, payouts: only(live.payouts), rates: only(live.rates), settlements: only(live.settlements), events: ABSENT, webhookEndpoints: ABSENT,
+    providers: live.providers, payouts: only(live.payouts), rates: only(live.rates), settlements: only(live.settlements), events: ABSENT, webhookEndpoints: ABSENT,
     readiness: { notReadyReason: async () => undefined },
     mock: { tokens: createMockTokenService },
   });

@@ -1,5 +1,5 @@
-// The services mock mode runs for real: the creation operations whose rules need no stored state
-// (payouts, rate locks, settlements). They call the sandbox's own rule functions against the
+// The services mock mode runs for real: the provider catalogue, and the creation operations whose
+// rules need no stored state (payouts, rate locks, settlements). They call the sandbox's own rule functions against the
 // sandbox world held as code (world.ts), so they refuse, price and time their answers as the
 // sandbox does; they store nothing. Every other operation answers its documented examples.
 import { randomUUID } from 'node:crypto';
@@ -11,10 +11,18 @@ import { createRatePricer, rateRecord, type RateRecord, type RateRefusal } from 
 import { sandboxRateSource } from '../settlements/sandbox-rates.ts';
 import { refusalAnswer, settlementTerms, type CreateAnswer, type CreateSettlementInput } from '../settlements/settlement-terms.ts';
 import { settlementRecord } from '../settlements/views.ts';
-import { worldDirectory, worldPayoutSources } from './world.ts';
+import { createProvidersService } from '../providers/service.ts';
+import type { Queryable } from '../platform/database/pool.ts';
+import { WORLD_PROVIDERS, worldDirectory, worldPayoutSources } from './world.ts';
+
+/** The catalogue is loaded from code: a query would be a bug. */
+const NO_DATABASE: Queryable = { query: () => Promise.reject(new Error('mock mode has no database')) } as unknown as Queryable;
 
 /** The operations answered by the services below (unless the request asks for an example with Prefer). */
-export const RULE_OPERATIONS: ReadonlySet<string> = new Set(['POST /v2/payouts', 'GET /v2/settlement-rates', 'POST /v2/settlements']);
+export const RULE_OPERATIONS: ReadonlySet<string> = new Set([
+  'GET /v2/payout-providers', 'GET /v2/payout-providers/:payoutProviderId', 'GET /v2/payout-limits',
+  'POST /v2/payouts', 'GET /v2/settlement-rates', 'POST /v2/settlements',
+]);
 
 export interface MockSettings {
   payoutExpiryHours: number;
@@ -54,5 +62,7 @@ export function createMockServices(settings: MockSettings, clock: Clock) {
     },
   };
 
-  return { payouts, rates, settlements };
+  const providers = createProvidersService({ db: NO_DATABASE, load: async () => WORLD_PROVIDERS });
+
+  return { providers, payouts, rates, settlements };
 }

@@ -11,7 +11,9 @@ import { CORRIDORS, DEMO_SOURCE_MEMBERS, DESTINATION_MEMBERS, SANDBOX_RATE_SPREA
 
 const MEMBERS = new Map<string, Member>([...DEMO_SOURCE_MEMBERS, ...DESTINATION_MEMBERS].map((m) => [m.memberId, m]));
 const TEMPLATE_SOURCE = DEMO_SOURCE_MEMBERS[0]!;
-const PROVIDERS = new Map(SANDBOX_PROVIDERS.map((p) => [p.payoutProviderId, p]));
+/** The catalogue as the database lists it: ordered by id. */
+export const WORLD_PROVIDERS = [...SANDBOX_PROVIDERS].sort((a, b) => (a.payoutProviderId < b.payoutProviderId ? -1 : 1));
+const PROVIDERS = new Map(WORLD_PROVIDERS.map((p) => [p.payoutProviderId, p]));
 
 /** A world member, or (any other id) a source member like the demo ones: never a destination member. */
 function memberOf(memberId: string): Member {

@@ -1,7 +1,8 @@
-// Mock mode runs the sandbox's own stateless rules for creations: one table of valid and invalid
-// payout, rate and settlement requests, each sent to the mock and to the real sandbox service
-// (real PostgreSQL), must get the same status, the same error body, and for a creation the same
-// fee, amounts and fields that do not depend on stored state; ids are fresh and times coherent.
+// Mock mode reads the sandbox's provider catalogue and runs the sandbox's own stateless rules for
+// creations: each catalogue read and each valid or invalid payout, rate and settlement request of
+// the tables below is sent to the mock and to the real sandbox service (real PostgreSQL), and must
+// get the same status, the same error body, and for a creation the same fee, amounts and fields
+// that do not depend on stored state; ids are fresh and times coherent.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -63,6 +64,27 @@ async function assertSameRefusal(name: string, method: string, path: string, bod
   assert.equal(answers.real.body['code'], code, name);
   assert.deepEqual(answers.mock.body, answers.real.body, name);
 }
+
+describe('the payout provider catalogue', () => {
+  const READS: Array<{ path: string; status: number }> = [
+    { path: '/v2/payout-providers', status: 200 },
+    { path: '/v2/payout-providers?countryCode=mx', status: 200 },
+    { path: '/v2/payout-providers?countryCode=FR', status: 200 },
+    { path: '/v2/payout-providers/BR_PIX', status: 200 },
+    { path: '/v2/payout-providers/XX_NOWHERE', status: 404 },
+    { path: '/v2/payout-limits?countryCode=IN', status: 200 },
+    { path: '/v2/payout-limits?payoutProviderId=mx_cash', status: 200 },
+    { path: '/v2/payout-limits', status: 400 },
+  ];
+  for (const { path, status } of READS) {
+    test(`the same answer: GET ${path}`, async () => {
+      const answers = await both('GET', path);
+      assert.equal(answers.real.status, status);
+      assert.equal(answers.mock.status, status);
+      assert.deepEqual(answers.mock.body, answers.real.body);
+    });
+  }
+});
 
 const PAYOUT_FIELDS = ['sourceMemberPayoutId', 'payoutStatus', 'destinationCcy', 'payoutAmt', 'transferFee', 'beneficiaryName'];
 
@@ -136,6 +158,20 @@ describe('payouts', () => {
     }
     assert.equal(ids.size, 2);
   });
+});
+
+test('only a Prefer that names an example or a code sets the rules aside', async () => {
+  const body = JSON.stringify(payoutBody('MX_SPEI', { payoutAmt: 5 }));
+  const post = (prefer: string) => fetch(`${mock.url}/v2/payouts`, {
+    method: 'POST', headers: { ...bearer(mockToken), 'content-type': 'application/json', prefer }, body,
+  });
+  const ruled = await post('return=minimal');
+  assert.equal(ruled.status, 422);
+  assert.equal((await json(ruled))['code'], 'LIMIT_EXCEEDED');
+  const example = await post('code=201');
+  assert.equal(example.status, 201);
+  assert.equal(example.headers.get('x-mock-example'), 'example1');
+  await example.arrayBuffer();
 });
 
 const RATE_FIELDS = ['sourceMemberId', 'destinationMemberId', 'sourceCcy', 'destinationCcy', 'rate', 'forecastRates'];
