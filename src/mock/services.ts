@@ -1,7 +1,7 @@
-// The services mock mode runs for real: the provider catalogue, and the creation operations whose
-// rules need no stored state (payouts, rate locks, settlements). They call the sandbox's own rule functions against the
-// sandbox world held as code (world.ts), so they refuse, price and time their answers as the
-// sandbox does; they store nothing. Every other operation answers its documented examples.
+// The services mock mode runs for real: the provider catalogue, and the creations whose rules need
+// no stored state (payouts, rate locks, settlements). They call the sandbox's own rule functions
+// over the sandbox world held as code (world.ts), so they refuse, price and time their answers as
+// the sandbox does; they store nothing. Every other operation answers its documented examples.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { CreateResult } from '../payouts/create-payout.ts';
@@ -19,7 +19,7 @@ import { WORLD_PROVIDERS, worldDirectory, worldPayoutSources } from './world.ts'
 const NO_DATABASE: Queryable = { query: () => Promise.reject(new Error('mock mode has no database')) } as unknown as Queryable;
 
 /** The operations answered by the services below (unless the request asks for an example with Prefer). */
-export const RULE_OPERATIONS: ReadonlySet<string> = new Set([
+export const LIVE_OPERATIONS: ReadonlySet<string> = new Set([
   'GET /v2/payout-providers', 'GET /v2/payout-providers/:payoutProviderId', 'GET /v2/payout-limits',
   'POST /v2/payouts', 'GET /v2/settlement-rates', 'POST /v2/settlements',
 ]);
