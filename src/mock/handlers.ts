@@ -1,9 +1,12 @@
 // Mock mode's handlers. Every secured route keeps its schemas (so requests are validated and
 // refused exactly as by the real service, and answers serialised by the same response schemas);
-// only its handler is replaced by one that answers the operation's documented examples.
+// only its handler is replaced by one that answers the operation's documented examples. The
+// LIVE_OPERATIONS (the catalogue and the creations) keep their own handler, over mock services that
+// run the sandbox's rules, unless the request names an example or a code with Prefer.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { ApiError } from '../platform/http/errors.ts';
 import { echo, examplesOf, parsePrefer } from './examples.ts';
+import { LIVE_OPERATIONS } from './services.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -16,7 +19,17 @@ function statusesOf(route: RouteOptions): number[] {
 export function installMockHandlers(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.config?.scope === undefined) return; // token, health and documents keep their own handlers
-    route.handler = mockHandler(app, route);
+    const examples = mockHandler(app, route);
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => LIVE_OPERATIONS.has(`${m} ${route.url}`))) {
+      route.handler = examples;
+      return;
+    }
+    const rules = route.handler;
+    route.handler = function answer(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+      const prefer = parsePrefer(request.headers['prefer']);
+      return prefer.code === undefined && prefer.example === undefined ? rules.call(this, request, reply) : examples(request, reply);
+    };
   });
 }
 

@@ -9,22 +9,18 @@ import type { Db } from '../platform/database/pool.ts';
 import { withTransaction } from '../platform/database/transaction.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { requestFingerprint } from '../platform/idempotency.ts';
-import { formatMinor, parseAmount, percentageOf, toJsonNumber } from '../platform/money.ts';
+import { formatMinor } from '../platform/money.ts';
 import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
 import { createTransfers, type TransferGroup } from '../ledger/service.ts';
 import { createDirectory, type Directory } from '../members/directory.ts';
-import { checkFieldRules } from '../providers/field-rules.ts';
-import type { Provider } from '../providers/model.ts';
 import type { ProvidersService } from '../providers/service.ts';
 import type { CreatePayoutInput } from './input.ts';
 import * as repo from './repo.ts';
 import { statusEvent } from './apply.ts';
-import { links } from './views.ts';
+import { createResponseOf, expiryOf, payoutTerms, type PayoutRuleSources, type TermsRefusal } from './payout-terms.ts';
 import { fullName } from './names.ts';
 
-export type CreateErrorCode =
-  | 'VALIDATION_ERROR' | 'UNKNOWN_PAYOUT_PROVIDER' | 'UNSUPPORTED_CURRENCY' | 'UNSUPPORTED_PAYOUT_METHOD'
-  | 'LIMIT_EXCEEDED' | 'INSUFFICIENT_PREFUND' | 'DUPLICATE_SOURCE_MEMBER_PAYOUT_ID';
+export type CreateErrorCode = TermsRefusal | 'INSUFFICIENT_PREFUND' | 'DUPLICATE_SOURCE_MEMBER_PAYOUT_ID';
 
 export type CreateResult =
   | { ok: true; body: Record<string, unknown>; replayed: boolean }
@@ -64,62 +60,25 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
   const accountIds = new Map<string, string>();
   const directory = deps.directory ?? createDirectory(deps.db, deps.clock);
 
-  async function corridorActive(source: string, destination: string, currency: string): Promise<boolean> {
-    return (await directory.corridors(source, destination)).some((c) => c.destinationCcy === currency && c.active);
-  }
+  const sources: PayoutRuleSources = {
+    findProvider: (payoutProviderId) => deps.providers.find(payoutProviderId),
+    corridors: (sourceMemberId, destinationMemberId) => directory.corridors(sourceMemberId, destinationMemberId),
+  };
 
   /** Every check that needs no lock, and the price; the reservation is made by the batch. */
   async function price(memberId: string, input: CreatePayoutInput, digest: string): Promise<Priced | CreateResult> {
-    const provider: Provider | undefined = await deps.providers.find(input.payoutProviderId);
-    if (!provider) return fail('UNKNOWN_PAYOUT_PROVIDER', `payoutProviderId: ${input.payoutProviderId} is not a payout provider`);
+    const checked = await payoutTerms(sources, memberId, input);
+    if (!checked.ok) return checked;
+    const { provider, method, segment, amountMinor: amount, feeMinor: fee } = checked.terms;
     const currency = input.destinationCcy;
-    if (!provider.currencies.includes(currency)) {
-      return fail('UNSUPPORTED_CURRENCY', `destinationCcy: ${provider.payoutProviderId} pays out in ${provider.currencies.join(', ')}`);
-    }
-    if (!(await corridorActive(memberId, provider.destinationMemberId, currency))) {
-      return fail('UNKNOWN_PAYOUT_PROVIDER', `payoutProviderId: ${provider.payoutProviderId} is not available to you (no active corridor)`);
-    }
-    const method = input.payoutMethod ?? (provider.payoutMethods.length === 1 ? provider.payoutMethods[0] : undefined);
-    if (method === undefined) return fail('VALIDATION_ERROR', `payoutMethod: required for ${provider.payoutProviderId} (${provider.payoutMethods.join(', ')})`);
-    if (!provider.payoutMethods.includes(method)) {
-      return fail('UNSUPPORTED_PAYOUT_METHOD', `payoutMethod: ${provider.payoutProviderId} offers ${provider.payoutMethods.join(', ')}`);
-    }
-    const segment = input.segment ?? 'C2C';
-    if (!provider.segments.includes(segment)) return fail('VALIDATION_ERROR', `segment: ${provider.payoutProviderId} serves ${provider.segments.join(', ')}`);
-    const amount = parseAmount(input.payoutAmt, currency);
-    if (!amount.ok) return fail('VALIDATION_ERROR', `payoutAmt: more decimals than ${currency} has`);
-    const violation = checkFieldRules(provider.fields, input as unknown as Record<string, unknown>, method);
-    if (violation) return fail('VALIDATION_ERROR', `${violation.field}: ${violation.rule}`);
-    const limit = provider.limits.find((l) => l.currency === currency);
-    const min = limit && parseAmount(limit.minimumLimit, currency);
-    const max = limit && parseAmount(limit.maximumLimit, currency);
-    if (!limit || !min?.ok || !max?.ok || amount.minor < min.minor || amount.minor > max.minor) {
-      const range = limit ? `between ${limit.minimumLimit} and ${limit.maximumLimit} ${currency}` : `within the provider's limits`;
-      return fail('LIMIT_EXCEEDED', `payoutAmt: must be ${range}`);
-    }
-    const feeTerms = provider.fees.find((f) => f.currency === currency);
-    const fixed = feeTerms ? parseAmount(feeTerms.fixedFee, currency) : { ok: true as const, minor: 0n };
-    if (!fixed.ok) throw new Error(`provider ${provider.payoutProviderId}: fixed fee is not exact`);
-    const fee = fixed.minor + (feeTerms ? percentageOf(amount.minor, feeTerms.percentageFee) : 0n);
-
     const payoutId = randomUUID();
     const now = deps.clock.now();
-    const expiry = new Date(now.getTime() + deps.expiryHours * 3_600_000);
-    const beneficiaryName = fullName(input.beneficiary);
-    const createResponse = {
-      payoutId,
-      sourceMemberPayoutId: input.sourceMemberPayoutId,
-      payoutStatus: 'ACCP',
-      destinationCcy: currency,
-      payoutAmt: toJsonNumber(amount.minor, currency),
-      transferFee: toJsonNumber(fee, currency),
-      expiryTime: expiry.toISOString(),
-      beneficiaryName,
-      links: links(payoutId),
-    };
+    const expiry = expiryOf(now, deps.expiryHours);
+    const createResponse = createResponseOf(payoutId, input, checked.terms, expiry);
+    const beneficiaryName = createResponse.beneficiaryName;
     const prefund = prefundAccount(memberId, provider.destinationMemberId, currency);
     const reservation: TransferGroup = [
-      { transferId: randomUUID(), debit: prefund, credit: payoutClearingAccount(provider.destinationMemberId, currency), amount: amount.minor, reason: 'PAYOUT', reference: payoutId },
+      { transferId: randomUUID(), debit: prefund, credit: payoutClearingAccount(provider.destinationMemberId, currency), amount, reason: 'PAYOUT', reference: payoutId },
     ];
     if (fee > 0n) reservation.push({ transferId: randomUUID(), debit: prefund, credit: feesAccount(currency), amount: fee, reason: 'PAYOUT_FEE', reference: payoutId });
     return {
@@ -127,7 +86,7 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
       payout: {
         payoutId, sourceMemberId: memberId, sourceMemberPayoutId: input.sourceMemberPayoutId, requestFingerprint: digest,
         payoutProviderId: provider.payoutProviderId, destinationMemberId: provider.destinationMemberId, payoutMethod: method,
-        segment, destinationCcy: currency, payoutAmt: formatMinor(amount.minor, currency), transferFee: formatMinor(fee, currency),
+        segment, destinationCcy: currency, payoutAmt: formatMinor(amount, currency), transferFee: formatMinor(fee, currency),
         payoutStatus: 'ACCP', sender: withEntityType(input.sender), beneficiary: withEntityType(input.beneficiary),
         complianceInfo: input.complianceInfo ?? null, senderName: fullName(input.sender), beneficiaryName,
         senderCountry: typeof input.sender['countryCode'] === 'string' ? input.sender['countryCode'] : null,

@@ -13,13 +13,21 @@ export interface LimitRow {
   maximumLimit: string;
 }
 
-export function createProvidersService(deps: { db: Queryable; now?: () => number }) {
+export interface ProvidersDeps {
+  db: Queryable;
+  now?: () => number;
+  /** Where the catalogue comes from: the database unless given (mock mode reads the sandbox catalogue's code). */
+  load?: () => Promise<Provider[]>;
+}
+
+export function createProvidersService(deps: ProvidersDeps) {
   const now = deps.now ?? Date.now;
+  const load = deps.load ?? (() => repo.listProviders(deps.db));
   let cached: { providers: Provider[]; loadedAtMs: number } | undefined;
 
   async function all(): Promise<Provider[]> {
     if (!cached || now() - cached.loadedAtMs >= CATALOGUE_TTL_MS) {
-      cached = { providers: await repo.listProviders(deps.db), loadedAtMs: now() };
+      cached = { providers: await load(), loadedAtMs: now() };
     }
     return cached.providers;
   }

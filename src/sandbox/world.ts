@@ -38,6 +38,12 @@ export const CORRIDORS: Corridor[] = DEMO_SOURCE_MEMBERS.flatMap((source) =>
   })),
 );
 
+/**
+ * The spread of every sandbox corridor, in basis points: the seed leaves it at the column's
+ * default (migration 0008); mock mode, which has no database, reads it here.
+ */
+export const SANDBOX_RATE_SPREAD_BPS = 50;
+
 /** Prefund each demo source member holds at every destination member, in each of its currencies. */
 export const DEMO_PREFUND_AMOUNT = '5000000.00';
 

@@ -54,36 +54,43 @@ const refuse = (code: RateRefusal, detail: string) => ({ ok: false as const, cod
 const LOCK_BATCH_SIZE_MAX = 100;
 const LOCK_BATCH_CONCURRENCY_MAX = 2;
 
-export function createRatesService(deps: RatesDeps) {
-  const directory = deps.directory ?? createDirectory(deps.db, deps.clock);
-  const locks = createBatcher<Omit<repo.RateRow, 'usedBy'>, repo.RateRow>({
-    run: async (rates) => {
-      const inserted = await repo.insertRates(deps.db, rates);
-      return rates.map((r) => inserted.get(r.rateId)!);
-    },
-    batchSizeMax: LOCK_BATCH_SIZE_MAX,
-    concurrencyMax: LOCK_BATCH_CONCURRENCY_MAX,
-  });
-  return {
-    async lock(memberId: string, query: { destinationMemberId: string; destinationCcy?: string }): Promise<Result<RateRecord>> {
-      const destination = await directory.member(query.destinationMemberId);
-      if (destination?.kind !== 'DESTINATION') {
-        return refuse('UNKNOWN_DESTINATION_MEMBER', `destinationMemberId: ${query.destinationMemberId} is not a destination member`);
-      }
-      const currency = query.destinationCcy ?? (destination.currencies.length === 1 ? destination.currencies[0] : undefined);
-      if (currency === undefined) {
-        return refuse('VALIDATION_ERROR', `destinationCcy: required, ${destination.memberId} settles in ${destination.currencies.join(', ')}`);
-      }
-      if (!destination.currencies.includes(currency)) {
-        return refuse('UNSUPPORTED_CURRENCY', `destinationCcy: ${destination.memberId} settles in ${destination.currencies.join(', ')}`);
-      }
-      const corridor = (await directory.corridors(memberId, destination.memberId)).find((c) => c.destinationCcy === currency);
-      if (!corridor?.active) return refuse('CORRIDOR_INACTIVE', `destinationMemberId: no active corridor to ${destination.memberId} in ${currency}`);
-      const now = deps.clock.now();
-      const quote = await deps.source.quote(corridor.sourceCcy, currency, now);
-      if (!quote) return refuse('NOT_QUOTED', `${corridor.sourceCcy}/${currency} is not quoted right now`);
-      const forecast = assertQuote(quote).forecast.map((mid) => divideHalfUp(mid * (BPS - BigInt(corridor.rateSpreadBps)), BPS));
-      const row = await locks.submit({
+export type NewRate = Omit<repo.RateRow, 'usedBy'>;
+
+export interface RatePricerDeps {
+  source: RateSource;
+  clock: Clock;
+  lockMinutes: number;
+  directory: Directory;
+}
+
+/**
+ * The checks of a rate lock that need no stored rate, and the rate itself (the source's forecast
+ * less the corridor's spread, expiring lockMinutes from now). The service records it; mock mode
+ * answers it as it is.
+ */
+export function createRatePricer(deps: RatePricerDeps) {
+  const { directory } = deps;
+  return async function price(memberId: string, query: { destinationMemberId: string; destinationCcy?: string }): Promise<Result<NewRate>> {
+    const destination = await directory.member(query.destinationMemberId);
+    if (destination?.kind !== 'DESTINATION') {
+      return refuse('UNKNOWN_DESTINATION_MEMBER', `destinationMemberId: ${query.destinationMemberId} is not a destination member`);
+    }
+    const currency = query.destinationCcy ?? (destination.currencies.length === 1 ? destination.currencies[0] : undefined);
+    if (currency === undefined) {
+      return refuse('VALIDATION_ERROR', `destinationCcy: required, ${destination.memberId} settles in ${destination.currencies.join(', ')}`);
+    }
+    if (!destination.currencies.includes(currency)) {
+      return refuse('UNSUPPORTED_CURRENCY', `destinationCcy: ${destination.memberId} settles in ${destination.currencies.join(', ')}`);
+    }
+    const corridor = (await directory.corridors(memberId, destination.memberId)).find((c) => c.destinationCcy === currency);
+    if (!corridor?.active) return refuse('CORRIDOR_INACTIVE', `destinationMemberId: no active corridor to ${destination.memberId} in ${currency}`);
+    const now = deps.clock.now();
+    const quote = await deps.source.quote(corridor.sourceCcy, currency, now);
+    if (!quote) return refuse('NOT_QUOTED', `${corridor.sourceCcy}/${currency} is not quoted right now`);
+    const forecast = assertQuote(quote).forecast.map((mid) => divideHalfUp(mid * (BPS - BigInt(corridor.rateSpreadBps)), BPS));
+    return {
+      ok: true,
+      value: {
         rateId: randomUUID(),
         sourceMemberId: memberId,
         destinationMemberId: destination.memberId,
@@ -94,8 +101,27 @@ export function createRatesService(deps: RatesDeps) {
         spreadBps: corridor.rateSpreadBps,
         createdAt: now,
         expiryTime: new Date(now.getTime() + deps.lockMinutes * 60_000),
-      });
-      return { ok: true, value: rateRecord(row) };
+      },
+    };
+  };
+}
+
+export function createRatesService(deps: RatesDeps) {
+  const directory = deps.directory ?? createDirectory(deps.db, deps.clock);
+  const price = createRatePricer({ ...deps, directory });
+  const locks = createBatcher<NewRate, repo.RateRow>({
+    run: async (rates) => {
+      const inserted = await repo.insertRates(deps.db, rates);
+      return rates.map((r) => inserted.get(r.rateId)!);
+    },
+    batchSizeMax: LOCK_BATCH_SIZE_MAX,
+    concurrencyMax: LOCK_BATCH_CONCURRENCY_MAX,
+  });
+  return {
+    async lock(memberId: string, query: { destinationMemberId: string; destinationCcy?: string }): Promise<Result<RateRecord>> {
+      const priced = await price(memberId, query);
+      if (!priced.ok) return priced;
+      return { ok: true, value: rateRecord(await locks.submit(priced.value)) };
     },
 
     /** Sandbox: the lock ends now. */

@@ -5,7 +5,7 @@ import { ApiError, errorResponses, type ErrorCode } from '../platform/http/error
 import { memberOf } from '../auth/plugin.ts';
 import type { RateRefusal, RatesService } from './rates.ts';
 import type { SettlementsService } from './service.ts';
-import type { CreateSettlementInput } from './create-settlement.ts';
+import type { CreateSettlementInput } from './settlement-terms.ts';
 import {
   AdvanceBody, CreateSettlementBody, IdempotencyHeaders, RateParams, RateQuery, SettlementContext, SettlementList, SettlementListQuery, SettlementParams,
 } from './schemas.ts';
