@@ -12,6 +12,7 @@ import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
 import { registerEndpoint, startReceiver, type Receiver, type Received, type RegisteredEndpoint } from '../support/receiver.ts';
 import { GONE_REASON } from '../../src/webhooks/deliver.ts';
 import { MEMBER_DISABLED_REASON, TEST_EVENTS_PER_MINUTE_MAX } from '../../src/webhooks/endpoints.ts';
+import { createSecretBox } from '../../src/webhooks/secrets.ts';
 
 let service: TestService;
 let receiver: Receiver;
@@ -254,6 +255,22 @@ describe('secret rotation', () => {
       assert.doesNotThrow(() => new Webhook(third['secret'] as string).verify(last.body, last.headers));
       assert.doesNotThrow(() => new Webhook(second['secret'] as string).verify(last.body, last.headers));
       assert.throws(() => new Webhook(now['secret'] as string).verify(last.body, last.headers), 'two rotations back no longer signs');
+    } finally {
+      await remove(id);
+    }
+  });
+
+  test('an endpoint whose secret was sealed under another key is recovered by a rotation: the new secret alone signs', async () => {
+    const endpoint = await register('/resealed');
+    const id = endpoint.webhookEndpointId;
+    try {
+      const foreign = createSecretBox(Buffer.alloc(32, 7)).seal(endpoint.secret);
+      await service.db.query('UPDATE webhook_endpoints SET secret_sealed = $2 WHERE webhook_endpoint_id = $1', [id, foreign]);
+      const rotated = await json(await call('POST', `/${id}/rotate-secret`));
+      assert.notEqual(rotated['previousSecretExpiresAt'], null);
+      const got = (await arrived((await sendTest(id)).eventId))[0]!;
+      assert.equal(got.headers['webhook-signature']!.split(' ').length, 1, 'the unreadable old secret signs nothing');
+      assert.doesNotThrow(() => new Webhook(rotated['secret'] as string).verify(got.body, got.headers));
     } finally {
       await remove(id);
     }
