@@ -114,8 +114,15 @@ export function createEndpointsService(deps: EndpointsDeps) {
     },
 
     /**
-     * Pauses (DISABLED) or resumes (ENABLED) an endpoint; the same status again is a no-op. Enabling
-     * closes its circuit; deliveries that failed meanwhile are not resent (an operator redelivers them).
+     * Pauses (DISABLED) or resumes (ENABLED) an endpoint; deliveries that failed meanwhile are not
+     * resent (an operator redelivers them). The member's transitions (repo.setMemberEndpointStatus):
+     *
+     *   from      event    to
+     *   ENABLED   disable  DISABLED ('disabled by the member'; pending deliveries end on their next run)
+     *   DISABLED  disable  DISABLED (no change, the reason kept: a 410's or the member's)
+     *   DISABLED  enable   ENABLED  (reason cleared, circuit closed, as the operator's `webhooks enable`)
+     *   ENABLED   enable   ENABLED  (no change, the circuit kept: a member cannot force past it)
+     *   DELETED   any      404
      */
     async setStatus(memberId: string, webhookEndpointId: string, to: 'ENABLED' | 'DISABLED'): Promise<EndpointResult<EndpointView>> {
       const row = await repo.setMemberEndpointStatus(deps.db, memberId, webhookEndpointId, to, to === 'DISABLED' ? MEMBER_DISABLED_REASON : null);
