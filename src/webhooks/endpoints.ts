@@ -121,7 +121,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
      *   ENABLED   disable  DISABLED ('disabled by the member'; pending deliveries end on their next run)
      *   DISABLED  disable  DISABLED (no change, the reason kept: a 410's or the member's)
      *   DISABLED  enable   ENABLED  (reason cleared, circuit closed, as the operator's `webhooks enable`)
-     *   ENABLED   enable   ENABLED  (no change, the circuit kept: a member cannot force past it)
+     *   ENABLED   enable   ENABLED  (no change, the circuit kept; closing it takes a disable, which ends the pending deliveries)
      *   DELETED   any      404
      */
     async setStatus(memberId: string, webhookEndpointId: string, to: 'ENABLED' | 'DISABLED'): Promise<EndpointResult<EndpointView>> {
