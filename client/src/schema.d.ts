@@ -6019,7 +6019,7 @@ export interface operations {
                         eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
                         /** Format: date-time */
                         creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
+                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
                         status: "ENABLED" | "DISABLED";
                         /** @description Extension: why the endpoint is disabled */
                         statusReason: string | null;
@@ -6168,7 +6168,7 @@ export interface operations {
                         eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
                         /** Format: date-time */
                         creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
+                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
                         status: "ENABLED" | "DISABLED";
                         /** @description Extension: why the endpoint is disabled */
                         statusReason: string | null;
@@ -6381,7 +6381,7 @@ export interface operations {
                         eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
                         /** Format: date-time */
                         creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
+                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
                         status: "ENABLED" | "DISABLED";
                         /** @description Extension: why the endpoint is disabled */
                         statusReason: string | null;
@@ -6712,7 +6712,7 @@ export interface operations {
                         eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
                         /** Format: date-time */
                         creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
+                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
                         status: "ENABLED" | "DISABLED";
                         /** @description Extension: why the endpoint is disabled */
                         statusReason: string | null;
@@ -7124,7 +7124,7 @@ export interface operations {
                         eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
                         /** Format: date-time */
                         creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
+                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
                         status: "ENABLED" | "DISABLED";
                         /** @description Extension: why the endpoint is disabled */
                         statusReason: string | null;
@@ -7339,7 +7339,7 @@ export interface operations {
                         eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
                         /** Format: date-time */
                         creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
+                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
                         status: "ENABLED" | "DISABLED";
                         /** @description Extension: why the endpoint is disabled */
                         statusReason: string | null;
@@ -7510,7 +7510,7 @@ export interface operations {
                         eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
                         /** Format: date-time */
                         creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything) */
+                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
                         status: "ENABLED" | "DISABLED";
                         /** @description Extension: why the endpoint is disabled */
                         statusReason: string | null;

@@ -32,7 +32,7 @@ export const WebhookEndpoint = Type.Object(
     eventTypes: Type.Array(EventTypeSchema),
     creationTime: Type.String({ format: 'date-time' }),
     status: Type.Union([Type.Literal('ENABLED'), Type.Literal('DISABLED')], {
-      description: 'Extension: DISABLED once the endpoint answered 410 Gone; it then receives nothing (the events list still has everything)',
+      description: 'Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything)',
     }),
     statusReason: Type.Union([Type.String(), Type.Null()], { description: 'Extension: why the endpoint is disabled' }),
   },
