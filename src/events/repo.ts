@@ -37,7 +37,7 @@ export interface EventRecord {
 /** Where a member's page starts: the position of one of its events, or undefined if it has no such event. */
 export async function findPosition(db: Queryable, memberId: string, eventId: string): Promise<{ txid: string; seq: string } | undefined> {
   const { rows } = await db.query<{ txid: string; seq: string }>(
-    'SELECT txid::text AS txid, event_id::text AS seq FROM events WHERE event_key = $1 AND member_id = $2',
+    `SELECT txid::text AS txid, event_id::text AS seq FROM events WHERE event_key = $1 AND member_id = $2 AND type <> 'webhook.test'`,
     [eventId, memberId],
   );
   return rows[0];
@@ -47,6 +47,7 @@ export async function findPosition(db: Queryable, memberId: string, eventId: str
  * A member's events after `from` (or from the start), oldest first, in (txid, event_id) order and
  * only from transactions older than every one still running (see migration 0013): an event that
  * becomes visible later always sorts after this page, so paging never skips or repeats one.
+ * Test events (type webhook.test, sent to one endpoint at the member's request) are not listed.
  */
 export async function listEvents(db: Queryable, memberId: string, from: { txid: string; seq: string } | undefined, limit: number): Promise<EventRecord[]> {
   const { rows } = await db.query<EventRecord>({
@@ -55,6 +56,7 @@ export async function listEvents(db: Queryable, memberId: string, from: { txid: 
                   data || jsonb_build_object('eventId', event_key, 'sequence', sequence) AS data
              FROM events
             WHERE member_id = $1
+              AND type <> 'webhook.test'
               AND ($2::xid8 IS NULL OR (txid, event_id) > ($2::xid8, $3::bigint))
               AND txid < pg_snapshot_xmin(pg_current_snapshot())
             ORDER BY txid, event_id

@@ -1,6 +1,7 @@
 // One delivery attempt, run as the graphile-worker job `webhooks.deliver` {deliveryId, attempt}.
 // The job re-reads the delivery and does nothing if it has moved on (a duplicate run), signs the
-// event with the endpoint's secret (Standard Webhooks, via the standardwebhooks package), posts it
+// event with the endpoint's secret (Standard Webhooks, via the standardwebhooks package; during a
+// rotation's overlap with the replaced secret too), posts it
 // outside any transaction, then records the attempt and its consequence in one statement: done,
 // the next attempt's job, or given up.
 //
@@ -112,6 +113,23 @@ export function createDelivery(deps: DeliveryDeps) {
     return webhook;
   }
 
+  /**
+   * `v1,<signature>` under the current secret and, while a rotation's overlap lasts, under the
+   * secret it replaced: space-separated, newest first, as Standard Webhooks allows. A replaced
+   * secret that cannot be opened is left out (the current one alone still signs).
+   */
+  function signatures(d: repo.DeliveryToSend, at: Date, body: string): string {
+    const all = [signer(d.secretSealed).sign(d.eventId, at, body)];
+    if (d.previousSecretSealed !== null) {
+      try {
+        all.push(signer(d.previousSecretSealed).sign(d.eventId, at, body));
+      } catch {
+        // sealed under another key: sign with the current secret only
+      }
+    }
+    return all.join(' ');
+  }
+
   /** Both slots (the endpoint's, then its member's), or why not; nothing is held on a refusal. */
   async function acquire(d: repo.DeliveryToSend): Promise<Slot[] | Refusal> {
     const endpoint = await endpointSlots.acquire(d.webhookEndpointId);
@@ -134,7 +152,7 @@ export function createDelivery(deps: DeliveryDeps) {
         'user-agent': 'settlement-payout-service-webhooks/1',
         'webhook-id': d.eventId,
         'webhook-timestamp': String(Math.floor(attemptedAt.getTime() / 1000)),
-        'webhook-signature': signer(d.secretSealed).sign(d.eventId, attemptedAt, body),
+        'webhook-signature': signatures(d, attemptedAt, body),
       };
       return { result: await deps.sender.send(d, headers, body), attemptedAt };
     } finally {

@@ -1,5 +1,6 @@
-// Webhook endpoints of a member (scope member): register, list, delete. The signing secret is
-// generated here and shown once, in the answer to the registration.
+// Webhook endpoints of a member (scope member): register, list, get, update, delete, send a test
+// event, rotate the secret, disable and enable. A signing secret is generated here and shown once,
+// in the answer to the registration or the rotation.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
 import type { Queryable } from '../platform/database/pool.ts';
@@ -10,6 +11,12 @@ import { checkEndpointUrl, type UrlPolicyMode } from './url-policy.ts';
 
 /** A limit on everything: endpoints per member. */
 export const ENDPOINTS_PER_MEMBER_MAX = 16;
+/** Test events a member may ask for, per endpoint and minute. */
+export const TEST_EVENTS_PER_MINUTE_MAX = 5;
+/** How long a replaced secret goes on signing beside the new one, unless the rotation says otherwise. */
+export const SECRET_OVERLAP_SECONDS_DEFAULT = 24 * 3600;
+export const SECRET_OVERLAP_SECONDS_MAX = 7 * 24 * 3600;
+export const MEMBER_DISABLED_REASON = 'disabled by the member';
 
 export interface EndpointView {
   webhookEndpointId: string;
@@ -20,8 +27,10 @@ export interface EndpointView {
   statusReason: string | null;
 }
 
-export type EndpointError = 'INVALID_URL' | 'TOO_MANY_ENDPOINTS' | 'UNKNOWN_ENDPOINT';
-export type EndpointResult<T> = { ok: true; value: T } | { ok: false; error: EndpointError; detail: string };
+export type EndpointError = 'INVALID_URL' | 'TOO_MANY_ENDPOINTS' | 'UNKNOWN_ENDPOINT' | 'ENDPOINT_NOT_ENABLED' | 'TOO_MANY_TEST_EVENTS';
+export type EndpointResult<T> = { ok: true; value: T } | { ok: false; error: EndpointError; detail: string; retryAfterSeconds?: number };
+
+const UNKNOWN = { ok: false, error: 'UNKNOWN_ENDPOINT', detail: 'webhookEndpointId' } as const;
 
 export const endpointView = (row: repo.EndpointRow): EndpointView => ({
   webhookEndpointId: row.webhookEndpointId,
@@ -62,14 +71,68 @@ export function createEndpointsService(deps: EndpointsDeps) {
 
     async get(memberId: string, webhookEndpointId: string): Promise<EndpointResult<EndpointView>> {
       const row = await repo.findEndpoint(deps.db, webhookEndpointId);
-      if (!row || row.memberId !== memberId || row.status === 'DELETED') return { ok: false, error: 'UNKNOWN_ENDPOINT', detail: 'webhookEndpointId' };
+      if (!row || row.memberId !== memberId || row.status === 'DELETED') return UNKNOWN;
       return { ok: true, value: endpointView(row) };
+    },
+
+    /** A new URL (the creation's URL policy) and/or event types; pending deliveries go to the new URL. */
+    async update(memberId: string, webhookEndpointId: string, patch: { url?: string; eventTypes?: EventType[] }): Promise<EndpointResult<EndpointView>> {
+      let url: string | undefined;
+      if (patch.url !== undefined) {
+        const checked = await checkEndpointUrl(patch.url, deps.mode);
+        if (!checked.ok) return { ok: false, error: 'INVALID_URL', detail: checked.detail };
+        url = checked.url;
+      }
+      const row = await repo.updateEndpoint(deps.db, memberId, webhookEndpointId, { ...(url !== undefined ? { url } : {}), ...(patch.eventTypes ? { eventTypes: patch.eventTypes } : {}) });
+      return row ? { ok: true, value: endpointView(row) } : UNKNOWN;
+    },
+
+    /** A signed webhook.test event to this endpoint only, through the normal delivery path; bounded per minute. */
+    async sendTest(memberId: string, webhookEndpointId: string): Promise<EndpointResult<{ deliveryId: string; eventId: string }>> {
+      const data = { webhookEndpointId, message: 'A test event you asked for; nothing else happened.' };
+      const result = await repo.queueTestEvent(deps.db, memberId, webhookEndpointId, data, TEST_EVENTS_PER_MINUTE_MAX);
+      switch (result.kind) {
+        case 'QUEUED': return { ok: true, value: { deliveryId: result.deliveryId, eventId: result.eventId } };
+        case 'UNKNOWN': return UNKNOWN;
+        case 'NOT_ENABLED': return { ok: false, error: 'ENDPOINT_NOT_ENABLED', detail: `status: ${result.status}; enable the endpoint first` };
+        case 'LIMITED': return {
+          ok: false, error: 'TOO_MANY_TEST_EVENTS', retryAfterSeconds: result.retryAfterSeconds,
+          detail: `at most ${TEST_EVENTS_PER_MINUTE_MAX} test events a minute per endpoint`,
+        };
+      }
+    },
+
+    /** A new secret, shown once; the replaced one signs too for `expiresInSeconds` (default 24 h, 0: stops at once). */
+    async rotateSecret(memberId: string, webhookEndpointId: string, expiresInSeconds = SECRET_OVERLAP_SECONDS_DEFAULT): Promise<EndpointResult<{ endpoint: EndpointView; secret: string; previousSecretExpiresAt: string | null }>> {
+      if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 0 || expiresInSeconds > SECRET_OVERLAP_SECONDS_MAX) {
+        throw new RangeError(`expiresInSeconds out of bounds: ${expiresInSeconds}`);
+      }
+      const secret = generateEndpointSecret();
+      const rotated = await repo.rotateSecret(deps.db, memberId, webhookEndpointId, deps.secrets.seal(secret), expiresInSeconds);
+      if (!rotated) return UNKNOWN;
+      return { ok: true, value: { endpoint: endpointView(rotated.row), secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt?.toISOString() ?? null } };
+    },
+
+    /**
+     * Pauses (DISABLED) or resumes (ENABLED) an endpoint; deliveries that failed meanwhile are not
+     * resent (an operator redelivers them). The member's transitions (repo.setMemberEndpointStatus):
+     *
+     *   from      event    to
+     *   ENABLED   disable  DISABLED ('disabled by the member'; pending deliveries end on their next run)
+     *   DISABLED  disable  DISABLED (no change, the reason kept: a 410's or the member's)
+     *   DISABLED  enable   ENABLED  (reason cleared, circuit closed, as the operator's `webhooks enable`)
+     *   ENABLED   enable   ENABLED  (no change, the circuit kept; closing it takes a disable, which ends the pending deliveries)
+     *   DELETED   any      404
+     */
+    async setStatus(memberId: string, webhookEndpointId: string, to: 'ENABLED' | 'DISABLED'): Promise<EndpointResult<EndpointView>> {
+      const row = await repo.setMemberEndpointStatus(deps.db, memberId, webhookEndpointId, to, to === 'DISABLED' ? MEMBER_DISABLED_REASON : null);
+      return row && row.status !== 'DELETED' ? { ok: true, value: endpointView(row) } : UNKNOWN;
     },
 
     /** Deleted endpoints get no new deliveries; their pending ones end without another attempt. */
     async remove(memberId: string, webhookEndpointId: string): Promise<EndpointResult<null>> {
       const moved = await repo.setEndpointStatus(deps.db, webhookEndpointId, 'DELETED', 'deleted by the member', memberId);
-      return moved ? { ok: true, value: null } : { ok: false, error: 'UNKNOWN_ENDPOINT', detail: 'webhookEndpointId' };
+      return moved ? { ok: true, value: null } : UNKNOWN;
     },
   };
 }

@@ -8,6 +8,9 @@ import type { CircuitColumns, CircuitSettings } from './circuit.ts';
 
 export type EndpointStatus = 'ENABLED' | 'DISABLED' | 'DELETED';
 
+/** The type of the events a member asks for to test an endpoint; no endpoint subscribes to it and the events list leaves it out. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
 export interface EndpointRow extends CircuitColumns {
   webhookEndpointId: string;
   memberId: string;
@@ -48,6 +51,114 @@ export async function findEndpoint(db: Queryable, webhookEndpointId: string): Pr
   return rows[0];
 }
 
+/** Changes the URL and/or the event types of a member's endpoint that is not deleted; answers it, or undefined. */
+export async function updateEndpoint(
+  db: Queryable, memberId: string, webhookEndpointId: string, patch: { url?: string; eventTypes?: EventType[] },
+): Promise<EndpointRow | undefined> {
+  if (!isUuid(webhookEndpointId)) return undefined;
+  const { rows } = await db.query<EndpointRow>(
+    `UPDATE webhook_endpoints SET url = coalesce($3, url), event_types = coalesce($4::text[], event_types)
+      WHERE webhook_endpoint_id = $1 AND member_id = $2 AND status <> 'DELETED'
+      RETURNING ${ENDPOINT_COLUMNS}`,
+    [webhookEndpointId, memberId, patch.url ?? null, patch.eventTypes ?? null],
+  );
+  return rows[0];
+}
+
+/**
+ * Replaces a member's endpoint secret. The one it replaces goes on signing deliveries beside the
+ * new one for `overlapSeconds` (0: not at all); a secret still in its overlap from an earlier
+ * rotation is dropped, so at most two secrets sign at once. Answers the endpoint and when the
+ * replaced secret stops signing (null when at once), or undefined.
+ */
+export async function rotateSecret(
+  db: Queryable, memberId: string, webhookEndpointId: string, secretSealed: string, overlapSeconds: number,
+): Promise<{ row: EndpointRow; previousSecretExpiresAt: Date | null } | undefined> {
+  if (!isUuid(webhookEndpointId)) return undefined;
+  const { rows } = await db.query<EndpointRow & { previousSecretExpiresAt: Date | null }>(
+    `UPDATE webhook_endpoints SET
+            previous_secret_sealed = CASE WHEN $4::int > 0 THEN secret_sealed END,
+            previous_secret_expires_at = CASE WHEN $4::int > 0 THEN now() + make_interval(secs => $4::int) END,
+            secret_sealed = $3
+      WHERE webhook_endpoint_id = $1 AND member_id = $2 AND status <> 'DELETED'
+      RETURNING ${ENDPOINT_COLUMNS}, previous_secret_expires_at AS "previousSecretExpiresAt"`,
+    [webhookEndpointId, memberId, secretSealed, overlapSeconds],
+  );
+  const found = rows[0];
+  if (!found) return undefined;
+  const { previousSecretExpiresAt, ...row } = found;
+  return { row, previousSecretExpiresAt };
+}
+
+/**
+ * A member enables or disables its endpoint (not a deleted one). Enabling closes the circuit,
+ * as the operator's `webhooks enable` does. An endpoint already in `to` is left as it is
+ * (its reason and circuit kept). Answers the endpoint as it now is, or undefined.
+ */
+export async function setMemberEndpointStatus(
+  db: Queryable, memberId: string, webhookEndpointId: string, to: 'ENABLED' | 'DISABLED', reason: string | null,
+): Promise<EndpointRow | undefined> {
+  if (!isUuid(webhookEndpointId)) return undefined;
+  const { rows } = await db.query<EndpointRow>(
+    `WITH target AS (SELECT webhook_endpoint_id FROM webhook_endpoints
+                      WHERE webhook_endpoint_id = $1 AND member_id = $2 AND status <> 'DELETED' FOR UPDATE),
+          moved AS (UPDATE webhook_endpoints w SET status = $3, status_reason = $4, status_time = now(),
+                           consecutive_failures = CASE WHEN $3 = 'ENABLED' THEN 0 ELSE w.consecutive_failures END,
+                           circuit_open_until = CASE WHEN $3 = 'ENABLED' THEN NULL ELSE w.circuit_open_until END,
+                           circuit_probe_until = CASE WHEN $3 = 'ENABLED' THEN NULL ELSE w.circuit_probe_until END
+                      FROM target t WHERE w.webhook_endpoint_id = t.webhook_endpoint_id AND w.status <> $3
+                    RETURNING w.webhook_endpoint_id)
+     SELECT 1 FROM target, (SELECT count(*) FROM moved) AS m`,
+    [webhookEndpointId, memberId, to, reason],
+  );
+  if (rows.length === 0) return undefined;
+  return findEndpoint(db, webhookEndpointId);
+}
+
+export type TestEventResult =
+  | { kind: 'QUEUED'; deliveryId: string; eventId: string }
+  | { kind: 'UNKNOWN' }
+  | { kind: 'NOT_ENABLED'; status: EndpointStatus }
+  | { kind: 'LIMITED'; retryAfterSeconds: number };
+
+/**
+ * A test event for one endpoint, in one statement: the endpoint's row is locked, its one-minute
+ * window counts the test events asked for (at most `perMinuteMax`), and the event (type
+ * TEST_EVENT_TYPE, which no endpoint subscribes to, so the fan-out trigger adds no delivery), its
+ * one delivery and the delivery's job are written together.
+ */
+export async function queueTestEvent(
+  db: Queryable, memberId: string, webhookEndpointId: string, data: Record<string, unknown>, perMinuteMax: number,
+): Promise<TestEventResult> {
+  if (!isUuid(webhookEndpointId)) return { kind: 'UNKNOWN' };
+  const { rows } = await db.query<{ status: EndpointStatus; retryAfterSeconds: number; deliveryId: string | null; eventId: string | null }>(
+    `WITH target AS (
+       SELECT webhook_endpoint_id, status, test_window_count,
+              test_window_start IS NULL OR test_window_start <= now() - interval '1 minute' AS fresh,
+              greatest(1, ceil(extract(epoch FROM test_window_start + interval '1 minute' - now())))::int AS retry_after_seconds
+         FROM webhook_endpoints WHERE webhook_endpoint_id = $1 AND member_id = $2 AND status <> 'DELETED' FOR UPDATE),
+     claimed AS (
+       UPDATE webhook_endpoints w SET test_window_start = CASE WHEN t.fresh THEN now() ELSE w.test_window_start END,
+              test_window_count = CASE WHEN t.fresh THEN 1 ELSE w.test_window_count + 1 END
+         FROM target t WHERE w.webhook_endpoint_id = t.webhook_endpoint_id AND t.status = 'ENABLED' AND (t.fresh OR t.test_window_count < $4)
+       RETURNING w.webhook_endpoint_id, w.member_id),
+     e AS (INSERT INTO events (member_id, type, resource_id, sequence, data)
+           SELECT member_id, $5, gen_random_uuid()::text, 1, $3::jsonb FROM claimed RETURNING event_id, event_key),
+     d AS (INSERT INTO webhook_deliveries (webhook_endpoint_id, event_id, member_id)
+           SELECT c.webhook_endpoint_id, e.event_id, c.member_id FROM claimed c, e RETURNING delivery_id),
+     j AS (SELECT enqueue_webhook_delivery_jobs(array_agg(delivery_id), array_agg(0), array_agg(NULL::timestamptz)) FROM d)
+     SELECT t.status, coalesce(t.retry_after_seconds, 1) AS "retryAfterSeconds",
+            (SELECT delivery_id FROM d) AS "deliveryId", (SELECT event_key FROM e) AS "eventId"
+       FROM target t, (SELECT count(*) FROM j) AS jobs`,
+    [webhookEndpointId, memberId, JSON.stringify(data), perMinuteMax, TEST_EVENT_TYPE],
+  );
+  const row = rows[0];
+  if (!row) return { kind: 'UNKNOWN' };
+  if (row.deliveryId !== null && row.eventId !== null) return { kind: 'QUEUED', deliveryId: row.deliveryId, eventId: row.eventId };
+  if (row.status !== 'ENABLED') return { kind: 'NOT_ENABLED', status: row.status };
+  return { kind: 'LIMITED', retryAfterSeconds: row.retryAfterSeconds };
+}
+
 /** Moves an endpoint to `to` unless it is already deleted; answers whether it moved. Enabling closes its circuit. */
 export async function setEndpointStatus(
   db: Queryable, webhookEndpointId: string, to: EndpointStatus, reason: string | null, memberId?: string,
@@ -72,9 +183,11 @@ export interface DeliveryToSend extends CircuitColumns {
   attempts: number;
   url: string;
   secretSealed: string;
+  /** The secret a rotation replaced, while it still signs (its overlap not over), else null. */
+  previousSecretSealed: string | null;
   endpointStatus: EndpointStatus;
   eventId: string;
-  type: EventType;
+  type: EventType | typeof TEST_EVENT_TYPE;
   timestamp: Date;
   data: Record<string, unknown>;
 }
@@ -85,6 +198,7 @@ export async function findDeliveriesToSend(db: Queryable, deliveryIds: string[])
     name: 'webhooks-deliveries-to-send',
     text: `SELECT d.delivery_id AS "deliveryId", d.webhook_endpoint_id AS "webhookEndpointId", d.member_id AS "memberId", d.status, d.attempts,
                   w.url, w.secret_sealed AS "secretSealed", w.status AS "endpointStatus",
+                  CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_sealed END AS "previousSecretSealed",
                   w.consecutive_failures AS "consecutiveFailures", w.circuit_open_until AS "circuitOpenUntil",
                   w.circuit_probe_until AS "circuitProbeUntil",
                   e.event_key AS "eventId", e.type, e.created_at AS "timestamp",

@@ -5,15 +5,23 @@ import { ApiError, errorResponses, type ErrorCode } from '../platform/http/error
 import { memberOf } from '../auth/plugin.ts';
 import type { EventType } from '../events/repo.ts';
 import type { EndpointError, EndpointsService } from './endpoints.ts';
-import { CreateEndpointBody, EndpointParams, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from './schemas.ts';
+import {
+  CreateEndpointBody, EndpointParams, RotatedSecret, RotateSecretBody, TestEventQueued, UpdateEndpointBody, WebhookEndpoint, WebhookEndpointList,
+  WebhookEndpointWithSecret,
+} from './schemas.ts';
+import { TEST_EVENTS_PER_MINUTE_MAX } from './endpoints.ts';
 
 const ERRORS: Record<EndpointError, [ErrorCode, string]> = {
   INVALID_URL: ['VALIDATION_ERROR', 'The endpoint URL is not allowed.'],
   TOO_MANY_ENDPOINTS: ['INVALID_STATE', 'You have as many webhook endpoints as allowed.'],
   UNKNOWN_ENDPOINT: ['NOT_FOUND', 'No such webhook endpoint.'],
+  ENDPOINT_NOT_ENABLED: ['INVALID_STATE', 'The webhook endpoint is not enabled.'],
+  TOO_MANY_TEST_EVENTS: ['RATE_LIMITED', 'Too many test events for this endpoint.'],
 };
 
-const refusal = (error: EndpointError, detail: string) => new ApiError(ERRORS[error][0], ERRORS[error][1], detail);
+const refusal = (error: EndpointError, detail: string, retryAfterSeconds?: number) =>
+  new ApiError(ERRORS[error][0], ERRORS[error][1], detail, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });
+type Params = { webhookEndpointId: string };
 
 export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: EndpointsService }) {
   const tags = ['Notifications'];
@@ -59,7 +67,7 @@ export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: End
       response: { 200: WebhookEndpoint, ...errorResponses(400, 404) },
     },
   }, async (request) => {
-    const { webhookEndpointId } = request.params as { webhookEndpointId: string };
+    const { webhookEndpointId } = request.params as Params;
     const result = await opts.endpoints.get(memberOf(request).memberId, webhookEndpointId);
     if (!result.ok) throw refusal(result.error, result.detail);
     return result.value;
@@ -75,9 +83,92 @@ export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: End
       response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 404) },
     },
   }, async (request, reply) => {
-    const { webhookEndpointId } = request.params as { webhookEndpointId: string };
+    const { webhookEndpointId } = request.params as Params;
     const result = await opts.endpoints.remove(memberOf(request).memberId, webhookEndpointId);
     if (!result.ok) throw refusal(result.error, result.detail);
     return reply.code(204).send();
   });
+
+  app.patch('/v2/webhook-endpoints/:webhookEndpointId', {
+    config: { scope: 'member' },
+    schema: {
+      summary: 'Update a webhook endpoint (extension)',
+      description:
+        'A new `url` (the same policy as at registration) and/or new `eventTypes`; at least one. Deliveries still pending, ' +
+        'retries included, go to the new URL. The secret and the status are unchanged.',
+      tags,
+      params: EndpointParams,
+      body: UpdateEndpointBody,
+      response: { 200: WebhookEndpoint, ...errorResponses(400, 404, 413, 415) },
+    },
+  }, async (request) => {
+    const { webhookEndpointId } = request.params as Params;
+    const result = await opts.endpoints.update(memberOf(request).memberId, webhookEndpointId, request.body as { url?: string; eventTypes?: EventType[] });
+    if (!result.ok) throw refusal(result.error, result.detail);
+    return result.value;
+  });
+
+  app.post('/v2/webhook-endpoints/:webhookEndpointId/test', {
+    config: { scope: 'member' },
+    schema: {
+      summary: 'Send a test event to a webhook endpoint (extension)',
+      description:
+        'Queues one `webhook.test` event for this endpoint only, delivered, signed and retried like any other (`data` carries ' +
+        '`webhookEndpointId`, `message`, `eventId` and `sequence` 1). It is not in the events list. The endpoint must be ENABLED ' +
+        `(else 409 INVALID_STATE); at most ${TEST_EVENTS_PER_MINUTE_MAX} a minute per endpoint (else 429 RATE_LIMITED with Retry-After).`,
+      tags,
+      params: EndpointParams,
+      response: { 202: TestEventQueued, ...errorResponses(400, 404, 409, 429) },
+    },
+  }, async (request, reply) => {
+    const { webhookEndpointId } = request.params as Params;
+    const result = await opts.endpoints.sendTest(memberOf(request).memberId, webhookEndpointId);
+    if (!result.ok) throw refusal(result.error, result.detail, result.retryAfterSeconds);
+    return reply.code(202).send(result.value);
+  });
+
+  app.post('/v2/webhook-endpoints/:webhookEndpointId/rotate-secret', {
+    config: { scope: 'member' },
+    schema: {
+      summary: 'Rotate a webhook endpoint secret (extension)',
+      description:
+        'A new secret, shown only in this answer. Until `previousSecretExpiresAt` every delivery carries two signatures in ' +
+        '`webhook-signature`, space-separated, the new secret\'s first; then only the new one. Rotating again during an overlap ' +
+        'drops the oldest secret at once. The body is optional.',
+      tags,
+      params: EndpointParams,
+      body: RotateSecretBody,
+      response: { 200: RotatedSecret, ...errorResponses(400, 404, 413, 415) },
+    },
+    // the body is optional: none is read as {} (every default)
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+  }, async (request) => {
+    const { webhookEndpointId } = request.params as Params;
+    const body = request.body as { expiresInSeconds?: number };
+    const result = await opts.endpoints.rotateSecret(memberOf(request).memberId, webhookEndpointId, body.expiresInSeconds);
+    if (!result.ok) throw refusal(result.error, result.detail);
+    return { ...result.value.endpoint, secret: result.value.secret, previousSecretExpiresAt: result.value.previousSecretExpiresAt };
+  });
+
+  for (const [action, to, summary, description] of [
+    ['enable', 'ENABLED', 'Enable a webhook endpoint (extension)',
+      'After a 410 Gone or a disable: new events are delivered again and the circuit is closed. Deliveries that failed or were ' +
+      'dropped meanwhile are not resent: read them from the events list (or ask an operator to redeliver). Enabling an enabled ' +
+      'endpoint changes nothing.'],
+    ['disable', 'DISABLED', 'Disable a webhook endpoint (extension)',
+      'Pauses it: new events are not delivered to it and its pending deliveries end without another attempt (the events list ' +
+      'still has everything). Disabling a disabled endpoint changes nothing.'],
+  ] as const) {
+    app.post(`/v2/webhook-endpoints/:webhookEndpointId/${action}`, {
+      config: { scope: 'member' },
+      schema: { summary, description, tags, params: EndpointParams, response: { 200: WebhookEndpoint, ...errorResponses(400, 404) } },
+    }, async (request) => {
+      const { webhookEndpointId } = request.params as Params;
+      const result = await opts.endpoints.setStatus(memberOf(request).memberId, webhookEndpointId, to);
+      if (!result.ok) throw refusal(result.error, result.detail);
+      return result.value;
+    });
+  }
 }

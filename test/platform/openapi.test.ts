@@ -50,6 +50,11 @@ const ROUTES: Array<[string, string, string | null]> = [
   ['get', '/v2/webhook-endpoints', 'member'],
   ['get', '/v2/webhook-endpoints/{webhookEndpointId}', 'member'],
   ['delete', '/v2/webhook-endpoints/{webhookEndpointId}', 'member'],
+  ['patch', '/v2/webhook-endpoints/{webhookEndpointId}', 'member'],
+  ['post', '/v2/webhook-endpoints/{webhookEndpointId}/test', 'member'],
+  ['post', '/v2/webhook-endpoints/{webhookEndpointId}/rotate-secret', 'member'],
+  ['post', '/v2/webhook-endpoints/{webhookEndpointId}/enable', 'member'],
+  ['post', '/v2/webhook-endpoints/{webhookEndpointId}/disable', 'member'],
 ];
 
 let service: TestService;

@@ -38,6 +38,11 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /v2/webhook-endpoints': 'listWebhookEndpoints',
   'GET /v2/webhook-endpoints/{webhookEndpointId}': 'getWebhookEndpoint',
   'DELETE /v2/webhook-endpoints/{webhookEndpointId}': 'deleteWebhookEndpoint',
+  'PATCH /v2/webhook-endpoints/{webhookEndpointId}': 'updateWebhookEndpoint',
+  'POST /v2/webhook-endpoints/{webhookEndpointId}/test': 'sendWebhookEndpointTestEvent',
+  'POST /v2/webhook-endpoints/{webhookEndpointId}/rotate-secret': 'rotateWebhookEndpointSecret',
+  'POST /v2/webhook-endpoints/{webhookEndpointId}/enable': 'enableWebhookEndpoint',
+  'POST /v2/webhook-endpoints/{webhookEndpointId}/disable': 'disableWebhookEndpoint',
   'POST /v2/sandbox/prefund': 'adjustSandboxPrefund',
 };
 
