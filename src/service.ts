@@ -33,6 +33,8 @@ import { createSender, type Sender } from './webhooks/sender.ts';
 import { createDelivery } from './webhooks/deliver.ts';
 import { DELIVER_TASK } from './webhooks/task-names.ts';
 import { startMockServer } from './mock/server.ts';
+import { resolveServiceSigningKey } from './partners/service-key.ts';
+import { createIntake } from './partners/intake.ts';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -83,6 +85,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     const applied = await migrate(db, workerLogger(log));
     if (applied.length > 0) log.info({ applied }, 'database migrations applied');
     const keys = await resolveKeys(config);
+    const serviceKey = await resolveServiceSigningKey({ dataDir: config.dataDir, keyFile: config.partnerSigningKeyFile });
     if (config.mode === 'production') {
       const weak = await createClientsService({ db, clientSecretKey: keys.clientSecretKey }).withSecrets(PUBLISHED_SECRETS);
       if (weak.length > 0) {
@@ -157,6 +160,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       settlements,
       events,
       webhookEndpoints,
+      partners: { intake: createIntake({ db: pool }), serviceKey },
       readiness: {
         async notReadyReason() {
           if (!ready) return 'starting or shutting down';

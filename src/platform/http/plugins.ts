@@ -106,6 +106,8 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
+    // kept as received: a signed request's Content-Digest is checked against these bytes
+    request.rawBody = text;
     if (text === '') return done(null, undefined);
     parseJson(request, text, (error, value) => {
       if (error) return done(error, undefined);
@@ -167,4 +169,11 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new ApiError('NOT_FOUND', 'Nothing is found at this address.', `route: ${request.method} ${request.url.split('?')[0]}`)),
   );
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A JSON body's text exactly as received (undefined when there was none). */
+    rawBody?: string;
+  }
 }
