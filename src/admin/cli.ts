@@ -14,6 +14,8 @@ import { createMembersService } from '../members/service.ts';
 import { isScope, type Scope } from '../auth/scopes.ts';
 import { failedDeliveries, findEndpoint, listEndpoints, redeliver, setEndpointStatus, type EndpointRow } from '../webhooks/repo.ts';
 import { printTable } from './output.ts';
+import { executePartners, PARTNERS_COMMANDS, PARTNERS_LIST_COMMANDS, PARTNERS_USAGE, PartnersCommandError, PartnersUsageError } from './partners.ts';
+import type { Config } from '../platform/config.ts';
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -30,17 +32,18 @@ export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   webhooks failed --member MEMBER_ID [--limit N]
   webhooks redeliver DELIVERY_ID
   webhooks enable ENDPOINT_ID
+${PARTNERS_USAGE}
 
 The client secret is printed once, by create and rotate; only its keyed hash is stored.`;
 
 const COMMANDS = new Set([
   'members list', 'members create', 'corridors list', 'corridors set',
   'clients create', 'clients list', 'clients rotate', 'clients revoke',
-  'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable',
+  'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable', ...PARTNERS_COMMANDS,
 ]);
 
 /** Commands that answer a list: with --json they print an array even when it has one row. */
-const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed']);
+const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', ...PARTNERS_LIST_COMMANDS]);
 
 class UsageError extends Error {}
 class CommandError extends Error {}
@@ -62,6 +65,12 @@ const OPTIONS = {
   scopes: { type: 'string' },
   'client-id': { type: 'string' },
   limit: { type: 'string' },
+  'base-url': { type: 'string' },
+  enabled: { type: 'string' },
+  'key-id': { type: 'string' },
+  'public-key': { type: 'string' },
+  'public-key-file': { type: 'string' },
+  actor: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -109,7 +118,8 @@ function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: string; 
 }
 
 /** Runs one command against the database and returns what to print. */
-async function execute(db: Db, clientSecretKey: Buffer, words: string[], values: Values): Promise<{ rows: object[]; note?: string }> {
+async function execute(db: Db, config: Config, clientSecretKey: Buffer, words: string[], values: Values): Promise<{ rows: object[]; note?: string }> {
+  if (words[0] === 'partners') return executePartners(db, config, words.slice(0, 2).join(' '), words[2], values);
   const members = createMembersService({ db });
   const clients = createClientsService({ db, clientSecretKey });
   const command = words.slice(0, 2).join(' ');
@@ -226,7 +236,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     await migrate(db, workerLogger(log));
     const keys = await resolveKeys(config);
-    const { rows, note } = await execute(db, keys.clientSecretKey, positionals, values);
+    const { rows, note } = await execute(db, config, keys.clientSecretKey, positionals, values);
     if (values.json) process.stdout.write(`${JSON.stringify(rows.length === 1 && !LIST_COMMANDS.has(positionals.slice(0, 2).join(' ')) ? rows[0] : rows, null, 2)}\n`);
     else {
       printTable(rows);
@@ -234,11 +244,11 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof PartnersUsageError) {
       process.stderr.write(`${error.message}\n\n${USAGE}\n`);
       return 2;
     }
-    if (error instanceof CommandError) {
+    if (error instanceof CommandError || error instanceof PartnersCommandError) {
       process.stderr.write(`error: ${error.message}\n`);
       return 1;
     }
