@@ -155,11 +155,11 @@ describe('http rail, beyond the shared promises', () => {
     assert.deepEqual(await rail().status(p, signal()), { status: 'NOT_FOUND' });
   });
 
-  test('the amount reaches the partner as exact decimal text', async () => {
-    const p = payout('BANK_ACCOUNT', '12345678901234.5678');
-    await rail().submit(p, signal());
-    const row = (await partner.books()).payouts.find((x) => x.payoutId === p.payoutId);
-    assert.equal(row?.amount, '12345678901234.5678');
+  test('the amount reaches the partner as exact decimal text in the currency\'s decimals', async () => {
+    const big = payout('BANK_ACCOUNT', '12345678901234.5600');
+    await rail().submit(big, signal());
+    const row = (await partner.books()).payouts.find((x) => x.payoutId === big.payoutId);
+    assert.equal(row?.amount, '12345678901234.56');
   });
 
   test('a 404 without the protocol\'s body (a wrong base URL) throws instead of answering NOT_FOUND', async () => {

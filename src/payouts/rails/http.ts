@@ -8,6 +8,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { Value } from 'typebox/value';
 import { PartnerCancelAnswer, PartnerNotFound, PartnerPayoutState, type PartnerPayoutRequest } from '../../partners/protocol.ts';
 import { signRequest, type SigningKey } from '../../partners/signatures.ts';
+import { formatMinor, parseAmount } from '../../platform/money.ts';
 import type { CancelOutcome, PartnerStatus, PayoutForRail, PayoutRail, SubmitOutcome } from './rail.ts';
 
 export const RAIL_ATTEMPTS_MAX = 3;
@@ -104,6 +105,12 @@ export function createHttpRail(options: HttpRailOptions): PayoutRail {
     return state;
   }
 
+  /** The amount in the currency's own decimals ("1234.5600" as stored is sent as "1234.56"), exactly. */
+  const amountText = (payout: PayoutForRail) => {
+    const amount = parseAmount(payout.payoutAmt, payout.destinationCcy);
+    if (!amount.ok) throw new Error(`payout ${payout.payoutId}: amount ${payout.payoutAmt} ${payout.destinationCcy} is not sendable (${amount.error})`);
+    return formatMinor(amount.minor, payout.destinationCcy);
+  };
   const cashout = (state: { cashoutStatus?: string | undefined }) => (state.cashoutStatus !== undefined ? { cashoutStatus: state.cashoutStatus } : {});
   const path = (payout: PayoutForRail) => `/v1/payouts/${encodeURIComponent(payout.payoutId)}`;
 
@@ -111,7 +118,7 @@ export function createHttpRail(options: HttpRailOptions): PayoutRail {
     async submit(payout, signal): Promise<SubmitOutcome> {
       const body: PartnerPayoutRequest = {
         payoutId: payout.payoutId, payoutProviderId: payout.payoutProviderId, payoutMethod: payout.payoutMethod,
-        destinationCcy: payout.destinationCcy, payoutAmt: payout.payoutAmt, sender: payout.sender, beneficiary: payout.beneficiary,
+        destinationCcy: payout.destinationCcy, payoutAmt: amountText(payout), sender: payout.sender, beneficiary: payout.beneficiary,
       };
       const answer = await call('POST', '/v1/payouts', JSON.stringify(body), signal);
       const state = stateOf(payout, answer, 'submit');
