@@ -74,6 +74,19 @@ describe('a signed report', () => {
     assert.equal(await eventCount(id), events, 'no second change');
   });
 
+  test('the same report sent 10 times at once is recorded once, every copy answered alike', async () => {
+    const id = await processed('MX_CASH');
+    const body = reportBody(id, { status: 'CASH_PICKED_UP' });
+    const answers = await Promise.all(Array.from({ length: 10 }, async () => {
+      const response = await sendReport(service.url, mxKey, body);
+      assert.equal(response.status, 200);
+      return json(response);
+    }));
+    for (const answer of answers) assert.deepEqual(answer, { reportId: body['reportId'], payoutId: id, applied: true });
+    assert.equal(await reportCount(id), 1);
+    await eventually(() => statusOf(id), (s) => s === 'PRCD');
+  });
+
   test('the same reportId with another status is refused (422), the first stands', async () => {
     const id = await processed('MX_CASH');
     const body = reportBody(id, { status: 'CASH_PICKED_UP' });
