@@ -20,6 +20,8 @@ export interface Behaviour {
   outcome?: 'PAY' | 'PENDING' | 'REJECT' | 'FAIL' | 'PAY_LATER' | 'PAY_THEN_RETURN';
   /** FAIL, PAY_LATER, PAY_THEN_RETURN: the report is sent this long after the submission (default 200). */
   reportAfterMs?: number;
+  /** Answers this status (e.g. 503) without recording anything: a partner briefly unable to serve. */
+  errorStatus?: number;
   /** How the payout's reports are sent: each twice, in reverse sequence order, or with a broken signature. */
   reports?: 'NORMAL' | 'DUPLICATE' | 'OUT_OF_ORDER' | 'BAD_SIGNATURE';
 }
@@ -130,6 +132,7 @@ export function createPartnerServer(deps: ServerDeps) {
       if (!Value.Check(PartnerPayoutRequest, payout)) throw new HttpAnswer(400, { code: 'VALIDATION_ERROR', detail: [...Value.Errors(PartnerPayoutRequest, payout)][0]?.message });
       const behaviour = behaviourFor(payout.payoutId);
       if (behaviour.latencyMs) await sleep(behaviour.latencyMs);
+      if (behaviour.errorStatus) return new HttpAnswer(behaviour.errorStatus, { code: 'UNAVAILABLE' });
       if (behaviour.hang === 'BEFORE_RECEIVING') return HANG();
       const row = deps.store.receive(payout, () => decide(payout, behaviour));
       if (behaviour.hang === 'AFTER_RECEIVING') return HANG();
@@ -140,6 +143,7 @@ export function createPartnerServer(deps: ServerDeps) {
     const payoutId = match[1]!;
     const behaviour = behaviourFor(payoutId);
     if (behaviour.latencyMs) await sleep(behaviour.latencyMs);
+    if (behaviour.errorStatus) return new HttpAnswer(behaviour.errorStatus, { code: 'UNAVAILABLE' });
     if (behaviour.hang === 'BEFORE_RECEIVING') return HANG();
     if (method === 'GET' && !match[2]) {
       const row = deps.store.find(payoutId);

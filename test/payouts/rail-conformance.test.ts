@@ -162,6 +162,21 @@ describe('http rail, beyond the shared promises', () => {
     assert.equal(row?.amount, '12345678901234.56');
   });
 
+  test('a 503 is retried within the signal: the next attempt is answered, and the partner recorded one payout', async () => {
+    const p = payout();
+    await partner.behave({ errorStatus: 503 });
+    assert.deepEqual(await rail().submit(p, signal()), { outcome: 'CONFIRMED' });
+    assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 1, submissions: 1 });
+  });
+
+  test('a partner that keeps answering 503 makes the call throw after the bounded attempts', async () => {
+    const p = payout();
+    await partner.behave({ errorStatus: 503 }, p.payoutId);
+    await assert.rejects(rail().status(p, signal()), /503/);
+    await assert.rejects(rail().submit(p, signal()), /503/);
+    assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 0, submissions: 0 });
+  });
+
   test('a 404 without the protocol\'s body (a wrong base URL) throws instead of answering NOT_FOUND', async () => {
     const wrong = createHttpRail({ baseUrl: `${partner.url}/elsewhere`, signingKey: serviceKey, dispatcher: agent });
     await assert.rejects(wrong.status(payout(), signal()));
