@@ -9,6 +9,8 @@ import { expectError, json, token } from '../support/http.ts';
 import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
 import { newKey, registeredKey, reportBody, sendReport, type TestKey } from '../support/partners.ts';
 import { createPartnersAdmin } from '../../src/partners/admin.ts';
+import { createSigner, httpbis } from 'http-message-signatures';
+import { contentDigest, signRequest } from '../../src/partners/signatures.ts';
 
 let service: TestService;
 let api: ReturnType<typeof payoutApi>;
@@ -124,6 +126,27 @@ describe('refusals', () => {
     const id = await processed('MX_CASH');
     const forger = { ...newKey(mxKey.keyId) };
     await expectError(await sendReport(service.url, forger, reportBody(id)), 401, 'UNAUTHORIZED', /Signature/);
+  });
+
+  test('a signature made for another host (replayed elsewhere) is 401', async () => {
+    const id = await processed('MX_CASH');
+    const text = JSON.stringify(reportBody(id));
+    const headers = await signRequest({ method: 'POST', url: 'https://other.example/partner-api/v1/reports', headers: { 'content-type': 'application/json' }, body: text }, mxKey);
+    const response = await fetch(`${service.url}/partner-api/v1/reports`, { method: 'POST', headers, body: text });
+    await expectError(response, 401, 'UNAUTHORIZED', /Signature/);
+  });
+
+  test('a signature that does not cover the Content-Digest is 401, even with a correct digest header', async () => {
+    const id = await processed('MX_CASH');
+    const url = `${service.url}/partner-api/v1/reports`;
+    const text = JSON.stringify(reportBody(id));
+    const signed = await httpbis.signMessage({
+      key: createSigner(mxKey.privateKey, 'ed25519', mxKey.keyId),
+      fields: ['@method', '@authority', '@path'],
+      params: ['keyid', 'alg', 'created'],
+    }, { method: 'POST', url, headers: { 'content-type': 'application/json', 'content-digest': contentDigest(text) } });
+    const response = await fetch(url, { method: 'POST', headers: signed.headers as Record<string, string>, body: text });
+    await expectError(response, 401, 'UNAUTHORIZED');
   });
 
   test('an unknown keyid is 401', async () => {
