@@ -38,6 +38,9 @@ import { documentedEvent, EVENT_SCHEMAS, webhookOperations } from './events/sche
 import type { EventsService } from './events/service.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import type { EndpointsService } from './webhooks/endpoints.ts';
+import { partnerRoutes } from './partners/routes.ts';
+import type { Intake } from './partners/intake.ts';
+import type { ServiceSigningKey } from './partners/service-key.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 /** Client ids are at most 100 characters; a longer claimed one is cut, so that a key stays small. */
@@ -59,6 +62,8 @@ export interface AppOptions {
   settlements: SettlementsService;
   events: EventsService;
   webhookEndpoints: EndpointsService;
+  /** The partner protocol's side in the service (/partner-api); absent in mock mode. */
+  partners?: { intake: Intake; serviceKey: ServiceSigningKey };
   /** Mock mode: secured routes answer their documented examples, tokens come from `tokens`. */
   mock?: { tokens: (signer: TokenSigner) => TokenService };
 }
@@ -150,6 +155,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(eventRoutes, { events: options.events });
   await app.register(webhookRoutes, { endpoints: options.webhookEndpoints });
   if (sandbox) await app.register(sandboxRoutes, { db: options.db });
+  if (options.partners) await app.register(partnerRoutes, { db: options.db, ...options.partners });
   return app;
 }
 

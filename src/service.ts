@@ -33,6 +33,9 @@ import { createSender, type Sender } from './webhooks/sender.ts';
 import { createDelivery } from './webhooks/deliver.ts';
 import { DELIVER_TASK } from './webhooks/task-names.ts';
 import { startMockServer } from './mock/server.ts';
+import { resolveServiceSigningKey } from './partners/service-key.ts';
+import { createIntake } from './partners/intake.ts';
+import { createPartnerRails, type PartnerRails } from './partners/rail-registry.ts';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -65,6 +68,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   let workers: Workers | undefined;
   let webhookWorkers: Workers | undefined;
   let sender: Sender | undefined;
+  let partnerRails: PartnerRails | undefined;
   let app: FastifyInstance | undefined;
   let ready = false;
   const stop = async () => {
@@ -73,6 +77,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     await workers?.stop(); // lets running jobs finish
     await webhookWorkers?.stop();
     await sender?.close();
+    await partnerRails?.close();
     await db?.end();
     await embedded?.stop();
   };
@@ -83,6 +88,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     const applied = await migrate(db, workerLogger(log));
     if (applied.length > 0) log.info({ applied }, 'database migrations applied');
     const keys = await resolveKeys(config);
+    const serviceKey = await resolveServiceSigningKey({ dataDir: config.dataDir, keyFile: config.partnerSigningKeyFile });
     if (config.mode === 'production') {
       const weak = await createClientsService({ db, clientSecretKey: keys.clientSecretKey }).withSecrets(PUBLISHED_SECRETS);
       if (weak.length > 0) {
@@ -95,8 +101,12 @@ export async function startService(config: Config, log: Logger): Promise<Running
     }
     const pool = db;
     const clock = systemClock;
-    // Real partners are new implementations of rails/rail.ts; until one is connected, production sends nothing.
-    const rails = config.mode === 'sandbox' ? createSandboxRails({ db: pool, latencyMs: config.sandboxRailLatencyMs }) : NO_RAILS;
+    // Production reaches partners over the partner protocol (one HTTP rail per enabled connection,
+    // npm run admin -- partners connect); a destination member with none has no rail and is sent nothing.
+    if (config.mode === 'production') {
+      partnerRails = await createPartnerRails({ db: pool, signingKey: serviceKey, refreshMs: config.partnerConnectionsRefreshMs, log });
+    }
+    const rails = config.mode === 'sandbox' ? createSandboxRails({ db: pool, latencyMs: config.sandboxRailLatencyMs }) : (partnerRails ?? NO_RAILS);
     const providers = createProvidersService({ db: pool });
     // members and corridors, read through one short cache by payouts, rates and settlements
     const directory = createDirectory(pool, clock);
@@ -172,6 +182,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       settlements,
       events,
       webhookEndpoints,
+      partners: { intake: createIntake({ db: pool }), serviceKey },
       readiness: {
         async notReadyReason() {
           if (!ready) return 'starting or shutting down';

@@ -28,6 +28,8 @@ function reviewView(r: ReviewRow): object {
     resolution: r.resolution, resolvedBy: r.resolvedBy, resolvedAt: r.resolvedAt, note: r.note,
   };
 }
+import { executePartners, PARTNERS_COMMANDS, PARTNERS_LIST_COMMANDS, PARTNERS_USAGE, PartnersCommandError, PartnersUsageError } from './partners.ts';
+import type { Config } from '../platform/config.ts';
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -46,6 +48,7 @@ export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   webhooks enable ENDPOINT_ID
   payouts reviews [--all] [--limit N]
   payouts resolve REVIEW_ID --as PAID|NOT_PAID|RETRY|ACKNOWLEDGED --note TEXT [--actor NAME]
+${PARTNERS_USAGE}
 
 Payout reviews are payouts the service parked instead of guessing (a partner that could not be
 asked, a cancellation never settled, an answer contradicting the payout). Resolve one with what
@@ -56,12 +59,12 @@ The client secret is printed once, by create and rotate; only its keyed hash is 
 const COMMANDS = new Set([
   'members list', 'members create', 'corridors list', 'corridors set',
   'clients create', 'clients list', 'clients rotate', 'clients revoke',
-  'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable',
+  'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable', ...PARTNERS_COMMANDS,
   'payouts reviews', 'payouts resolve',
 ]);
 
 /** Commands that answer a list: with --json they print an array even when it has one row. */
-const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', 'payouts reviews']);
+const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', ...PARTNERS_LIST_COMMANDS, 'payouts reviews']);
 
 class UsageError extends Error {}
 class CommandError extends Error {}
@@ -86,6 +89,11 @@ const OPTIONS = {
   all: { type: 'boolean' },
   as: { type: 'string' },
   note: { type: 'string' },
+  'base-url': { type: 'string' },
+  enabled: { type: 'string' },
+  'key-id': { type: 'string' },
+  'public-key': { type: 'string' },
+  'public-key-file': { type: 'string' },
   actor: { type: 'string' },
 } as const;
 
@@ -138,7 +146,8 @@ function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: string; 
 }
 
 /** Runs one command against the database and returns what to print. */
-async function execute(db: Db, clientSecretKey: Buffer, words: string[], values: Values): Promise<{ rows: object[]; note?: string }> {
+async function execute(db: Db, config: Config, clientSecretKey: Buffer, words: string[], values: Values): Promise<{ rows: object[]; note?: string }> {
+  if (words[0] === 'partners') return executePartners(db, config, words.slice(0, 2).join(' '), words[2], values);
   const members = createMembersService({ db });
   const clients = createClientsService({ db, clientSecretKey });
   const command = words.slice(0, 2).join(' ');
@@ -266,7 +275,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     await migrate(db, workerLogger(log));
     const keys = await resolveKeys(config);
-    const { rows, note } = await execute(db, keys.clientSecretKey, positionals, values);
+    const { rows, note } = await execute(db, config, keys.clientSecretKey, positionals, values);
     if (values.json) process.stdout.write(`${JSON.stringify(rows.length === 1 && !LIST_COMMANDS.has(positionals.slice(0, 2).join(' ')) ? rows[0] : rows, null, 2)}\n`);
     else {
       printTable(rows);
@@ -274,11 +283,11 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof PartnersUsageError) {
       process.stderr.write(`${error.message}\n\n${USAGE}\n`);
       return 2;
     }
-    if (error instanceof CommandError) {
+    if (error instanceof CommandError || error instanceof PartnersCommandError) {
       process.stderr.write(`error: ${error.message}\n`);
       return 1;
     }

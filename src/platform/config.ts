@@ -44,6 +44,8 @@ const EnvSchema = Type.Object({
   WEBHOOK_CIRCUIT_FAILURES: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
   WEBHOOK_CIRCUIT_OPEN_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 60_000 }),
   SANDBOX_RAIL_LATENCY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 0 }),
+  PARTNER_SIGNING_KEY_FILE: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  PARTNER_CONNECTIONS_REFRESH_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 5000 }),
   SANDBOX_CLIENT_SECRET_1: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
   SANDBOX_CLIENT_SECRET_2: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
 });
@@ -100,6 +102,10 @@ export interface Config {
   webhookCircuitOpenMs: number;
   /** Sandbox partners' simulated response time. */
   sandboxRailLatencyMs: number;
+  /** PEM (PKCS#8) Ed25519 key the service signs partner calls with; unset: generated under dataDir. */
+  partnerSigningKeyFile: string | undefined;
+  /** How often each process re-reads the partner connections (base URL, enabled). */
+  partnerConnectionsRefreshMs: number;
 }
 
 export class ConfigError extends Error {
@@ -150,6 +156,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     partnerTimeoutMs: checked.PARTNER_TIMEOUT_MS,
     payoutSubmissionRecoverySeconds: checked.PAYOUT_SUBMISSION_RECOVERY_SECONDS,
     sandboxRailLatencyMs: checked.SANDBOX_RAIL_LATENCY_MS,
+    partnerSigningKeyFile: checked.PARTNER_SIGNING_KEY_FILE === undefined ? undefined : path.resolve(checked.PARTNER_SIGNING_KEY_FILE),
+    partnerConnectionsRefreshMs: checked.PARTNER_CONNECTIONS_REFRESH_MS,
     webhookWorkers: checked.WEBHOOK_WORKERS,
     webhookTimeoutMs: checked.WEBHOOK_TIMEOUT_MS,
     webhookEndpointConcurrency: checked.WEBHOOK_ENDPOINT_CONCURRENCY,

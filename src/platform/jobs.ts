@@ -13,12 +13,14 @@ export interface EnqueueOptions {
   /** Replaces a pending job with the same key instead of adding a second one. */
   jobKey?: string;
   maxAttempts?: number;
+  /** Jobs of one named queue run one at a time, in the order they were added. */
+  queueName?: string;
 }
 
 export async function enqueueJob(client: Queryable, task: string, payload: object, options: EnqueueOptions = {}) {
   await client.query(
-    `SELECT graphile_worker.add_job($1, $2::json, run_at => $3, job_key => $4, max_attempts => $5)`,
-    [task, JSON.stringify(payload), options.runAt ?? null, options.jobKey ?? null, options.maxAttempts ?? null],
+    `SELECT graphile_worker.add_job($1, $2::json, run_at => $3, job_key => $4, max_attempts => $5, queue_name => $6)`,
+    [task, JSON.stringify(payload), options.runAt ?? null, options.jobKey ?? null, options.maxAttempts ?? null, options.queueName ?? null],
   );
 }
 

@@ -181,6 +181,8 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
+    // kept as received: a signed request's Content-Digest is checked against these bytes
+    request.rawBody = text;
     if (text === '') return done(null, undefined);
     if (nestsDeeperThan(text, JSON_DEPTH_MAX)) {
       return done(new ApiError('VALIDATION_ERROR', 'The request body is nested too deeply.', `body: at most ${JSON_DEPTH_MAX} levels of objects and arrays`), undefined);
@@ -250,4 +252,11 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
     const shown = path.length > ROUTE_SHOWN_MAX ? `${path.slice(0, ROUTE_SHOWN_MAX)}...` : path;
     return sendError(reply, new ApiError('NOT_FOUND', 'Nothing is found at this address.', `route: ${request.method} ${shown}`));
   });
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A JSON body's text exactly as received (undefined when there was none). */
+    rawBody?: string;
+  }
 }

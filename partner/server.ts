@@ -1,0 +1,196 @@
+// The reference partner's HTTP side: the three calls of the partner protocol (submit, status,
+// cancel), each verified against the service's public key, and a small control API for tests and
+// demos that switches its behaviour for the next request or for one payout. A real partner keeps
+// the protocol part and replaces the decisions with its own payment system.
+import http from 'node:http';
+import type { KeyObject } from 'node:crypto';
+import { Value } from 'typebox/value';
+import { PartnerPayoutRequest, type PartnerCancelAnswer, type PartnerPayoutState } from '../src/partners/protocol.ts';
+import { verifyRequest } from '../src/partners/signatures.ts';
+import type { NewReport, PayoutRow, Store } from './store.ts';
+
+export const BODY_BYTES_MAX = 64 * 1024;
+
+/** What the partner does with a payout; everything optional. */
+export interface Behaviour {
+  latencyMs?: number;
+  /** BEFORE_RECEIVING: never answers and records nothing; AFTER_RECEIVING: records, then never answers. */
+  hang?: 'BEFORE_RECEIVING' | 'AFTER_RECEIVING';
+  /** Default: PAY (bank, wallet), PENDING until picked up (cash), REJECT for a beneficiary whose lastName is REJECT. */
+  outcome?: 'PAY' | 'PENDING' | 'REJECT' | 'FAIL' | 'PAY_LATER' | 'PAY_THEN_RETURN';
+  /** FAIL, PAY_LATER, PAY_THEN_RETURN: the report is sent this long after the submission (default 200). */
+  reportAfterMs?: number;
+  /** Answers this status (e.g. 503) without recording anything: a partner briefly unable to serve. */
+  errorStatus?: number;
+  /** How the payout's reports are sent: each twice, in reverse sequence order, or with a broken signature. */
+  reports?: 'NORMAL' | 'DUPLICATE' | 'OUT_OF_ORDER' | 'BAD_SIGNATURE';
+}
+
+export interface ServerDeps {
+  store: Store;
+  /** The service's public keys by key id. */
+  serviceKeys: () => Promise<Map<string, KeyObject>>;
+  log: (entry: object) => void;
+}
+
+class HttpAnswer {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(status: number, body: unknown) {
+    this.status = status;
+    this.body = body;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const HANG = () => new Promise<never>(() => undefined);
+
+function stateOf(row: PayoutRow): PartnerPayoutState {
+  return {
+    payoutId: row.payoutId,
+    status: row.status,
+    ...(row.reason !== null ? { reason: row.reason } : {}),
+    ...(row.cashoutStatus !== null ? { cashoutStatus: row.cashoutStatus } : {}),
+  };
+}
+
+function decide(request: PartnerPayoutRequest, behaviour: Behaviour) {
+  const now = Date.now();
+  const later = now + (behaviour.reportAfterMs ?? 200);
+  const flags = { duplicate: behaviour.reports === 'DUPLICATE', badSignature: behaviour.reports === 'BAD_SIGNATURE' };
+  const outcome = behaviour.outcome ?? (request.beneficiary['lastName'] === 'REJECT' ? 'REJECT' : request.payoutMethod === 'CASH_PICKUP' ? 'PENDING' : 'PAY');
+  const reports: NewReport[] = [];
+  switch (outcome) {
+    case 'PAY':
+      return { status: 'PAID' as const, reports };
+    case 'PENDING':
+      return { status: 'PENDING' as const, ...(request.payoutMethod === 'CASH_PICKUP' ? { cashoutStatus: 'READY_FOR_PICKUP' } : {}), reports };
+    case 'REJECT':
+      return { status: 'REJECTED' as const, reason: 'Beneficiary account closed (reference partner)', reports };
+    case 'FAIL':
+      reports.push({ status: 'FAILED', dueAtMs: later, requires: 'PENDING', becomes: 'FAILED', rejectReason: 'Bank transfer bounced (reference partner)', ...flags });
+      return { status: 'PENDING' as const, reports };
+    case 'PAY_LATER':
+      reports.push({ status: 'PAID', dueAtMs: later, requires: 'PENDING', becomes: 'PAID', ...flags });
+      return { status: 'PENDING' as const, reports };
+    case 'PAY_THEN_RETURN': {
+      // paid now and confirmed in a report, then returned; OUT_OF_ORDER sends the return first
+      const swap = behaviour.reports === 'OUT_OF_ORDER';
+      reports.push({ status: 'PAID', dueAtMs: swap ? later + 50 : now, ...flags });
+      reports.push({ status: 'RETURNED', dueAtMs: later, requires: 'PAID', becomes: 'RETURNED', rejectReason: 'Beneficiary bank returned the funds', ...flags });
+      return { status: 'PAID' as const, reports };
+    }
+  }
+}
+
+function cancelAnswer(payoutId: string, before: PayoutRow | undefined, after: PayoutRow): PartnerCancelAnswer {
+  if (after.status === 'CANCELLED') return { payoutId, outcome: 'CANCELLED' };
+  if (after.status === 'PAID') return { payoutId, outcome: 'ALREADY_PAID', ...(after.cashoutStatus !== null ? { cashoutStatus: after.cashoutStatus } : {}) };
+  if (after.status === 'PENDING') throw new Error(`payout ${payoutId} was ${before?.status} and is still PENDING after cancel`);
+  return { payoutId, outcome: 'ALREADY_FINAL', status: after.status, ...(after.reason !== null ? { reason: after.reason } : {}) };
+}
+
+async function readBody(request: http.IncomingMessage): Promise<string> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > BODY_BYTES_MAX) throw new HttpAnswer(413, { code: 'PAYLOAD_TOO_LARGE' });
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpAnswer(400, { code: 'VALIDATION_ERROR', detail: 'body: malformed JSON' });
+  }
+}
+
+export function createPartnerServer(deps: ServerDeps) {
+  const perPayout = new Map<string, Behaviour>();
+  let next: Behaviour | undefined;
+  const behaviourFor = (payoutId: string | undefined): Behaviour => {
+    const once = next;
+    next = undefined;
+    return { ...(payoutId === undefined ? {} : perPayout.get(payoutId)), ...once };
+  };
+
+  async function verified(request: http.IncomingMessage, body: string): Promise<void> {
+    const keys = await deps.serviceKeys();
+    const result = await verifyRequest({ method: request.method!, url: `http://${request.headers.host}${request.url}`, headers: request.headers, rawBody: body },
+      async (keyId) => (keys.has(keyId) ? { publicKey: keys.get(keyId)! } : undefined));
+    if (!result.ok) throw new HttpAnswer(401, { code: 'UNAUTHORIZED', detail: result.error });
+  }
+
+  async function protocol(method: string, path: string, request: http.IncomingMessage, body: string): Promise<HttpAnswer> {
+    await verified(request, body);
+    if (method === 'POST' && path === '/v1/payouts') {
+      const payout = parseJson(body);
+      if (!Value.Check(PartnerPayoutRequest, payout)) throw new HttpAnswer(400, { code: 'VALIDATION_ERROR', detail: [...Value.Errors(PartnerPayoutRequest, payout)][0]?.message });
+      const behaviour = behaviourFor(payout.payoutId);
+      if (behaviour.latencyMs) await sleep(behaviour.latencyMs);
+      if (behaviour.errorStatus) return new HttpAnswer(behaviour.errorStatus, { code: 'UNAVAILABLE' });
+      if (behaviour.hang === 'BEFORE_RECEIVING') return HANG();
+      const row = deps.store.receive(payout, () => decide(payout, behaviour));
+      if (behaviour.hang === 'AFTER_RECEIVING') return HANG();
+      return new HttpAnswer(200, stateOf(row));
+    }
+    const match = /^\/v1\/payouts\/([0-9a-fA-F-]{36})(\/cancel)?$/.exec(path);
+    if (!match) return new HttpAnswer(404, { code: 'NOT_FOUND' });
+    const payoutId = match[1]!;
+    const behaviour = behaviourFor(payoutId);
+    if (behaviour.latencyMs) await sleep(behaviour.latencyMs);
+    if (behaviour.errorStatus) return new HttpAnswer(behaviour.errorStatus, { code: 'UNAVAILABLE' });
+    if (behaviour.hang === 'BEFORE_RECEIVING') return HANG();
+    if (method === 'GET' && !match[2]) {
+      const row = deps.store.find(payoutId);
+      return row ? new HttpAnswer(200, stateOf(row)) : new HttpAnswer(404, { code: 'PAYOUT_NOT_FOUND', payoutId });
+    }
+    if (method === 'POST' && match[2]) {
+      const { before, after } = deps.store.cancel(payoutId);
+      if (behaviour.hang === 'AFTER_RECEIVING') return HANG();
+      return new HttpAnswer(200, cancelAnswer(payoutId, before, after));
+    }
+    return new HttpAnswer(405, { code: 'METHOD_NOT_ALLOWED' });
+  }
+
+  /** Unsigned: for tests and demos on a private network only. */
+  function control(method: string, path: string, body: string): HttpAnswer {
+    if (method === 'GET' && path === '/control/books') return new HttpAnswer(200, deps.store.books());
+    if (method === 'POST' && path === '/control/behaviour') {
+      const { payoutId, behaviour } = parseJson(body) as { payoutId?: string; behaviour: Behaviour };
+      if (payoutId === undefined) next = behaviour;
+      else perPayout.set(payoutId, behaviour);
+      return new HttpAnswer(200, { payoutId: payoutId ?? null, behaviour });
+    }
+    const pickup = /^\/control\/payouts\/([0-9a-fA-F-]{36})\/pickup$/.exec(path);
+    if (method === 'POST' && pickup) {
+      const behaviour = perPayout.get(pickup[1]!) ?? {};
+      const row = deps.store.pickUp(pickup[1]!, { duplicate: behaviour.reports === 'DUPLICATE', badSignature: behaviour.reports === 'BAD_SIGNATURE' });
+      return row ? new HttpAnswer(200, stateOf(row)) : new HttpAnswer(409, { code: 'INVALID_STATE', detail: 'only a PENDING payout is picked up' });
+    }
+    return new HttpAnswer(404, { code: 'NOT_FOUND' });
+  }
+
+  return http.createServer({ requestTimeout: 0 }, (request, response) => {
+    const path = (request.url ?? '/').split('?')[0]!;
+    const method = request.method ?? 'GET';
+    const answer = async () => {
+      const body = await readBody(request);
+      return path.startsWith('/control/') ? control(method, path, body) : protocol(method, path, request, body);
+    };
+    answer()
+      .catch((error: unknown) => {
+        if (error instanceof HttpAnswer) return error;
+        deps.log({ msg: 'request failed', err: String(error) });
+        return new HttpAnswer(500, { code: 'INTERNAL_ERROR' });
+      })
+      .then((result) => {
+        deps.log({ msg: 'request', method, path, status: result.status });
+        response.writeHead(result.status, { 'content-type': 'application/json' }).end(JSON.stringify(result.body));
+      });
+  });
+}

@@ -1,0 +1,197 @@
+// The promises of rails/rail.ts, kept by every rail: the sandbox's simulated partners and the HTTP
+// rail talking to the reference partner (a separate process). Any new rail joins this suite.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { startTestService, type TestService } from '../support/service.ts';
+import { spawnReferencePartner, type ReferencePartner } from '../support/reference-partner.ts';
+import { createSandboxRails } from '../../src/payouts/rails/sandbox.ts';
+import { createHttpRail, createRailAgent } from '../../src/payouts/rails/http.ts';
+import { requireRail, type PayoutForRail, type PayoutRail } from '../../src/payouts/rails/rail.ts';
+import { resolveServiceSigningKey } from '../../src/partners/service-key.ts';
+
+let service: TestService;
+let partner: ReferencePartner;
+/** The service's own key: the reference partner fetches its public half from /partner-api/v1/keys. */
+let serviceKey: Awaited<ReturnType<typeof resolveServiceSigningKey>>;
+const agent = createRailAgent();
+
+before(async () => {
+  service = await startTestService({ WORKERS: '0' });
+  serviceKey = await resolveServiceSigningKey({ dataDir: service.dataDir, keyFile: undefined });
+  partner = await spawnReferencePartner({ serviceUrl: service.url });
+});
+after(async () => {
+  await partner?.stop();
+  await agent.close();
+  await service?.stop();
+});
+
+function payout(method: PayoutForRail['payoutMethod'] = 'BANK_ACCOUNT', amount = '125.50'): PayoutForRail {
+  return {
+    payoutId: randomUUID(),
+    payoutProviderId: method === 'CASH_PICKUP' ? 'MX_CASH' : 'MX_SPEI',
+    payoutMethod: method,
+    destinationMemberId: 'PARTNER_MX',
+    destinationCcy: 'MXN',
+    payoutAmt: amount,
+    sender: { firstName: 'John', lastName: 'Smith' },
+    beneficiary: { firstName: 'Maria', lastName: 'Lopez', accountNumber: '032180000118359719' },
+  };
+}
+
+const signal = () => AbortSignal.timeout(5000);
+
+interface Subject {
+  rail: () => PayoutRail;
+  /** How many times the partner's books hold the payout as received, and how often it was submitted. */
+  books: (payoutId: string) => Promise<{ held: number; submissions: number }>;
+  /** A rail whose next call hangs (before the partner records anything, or after it did). */
+  hanging: (when: 'BEFORE_RECEIVING' | 'AFTER_RECEIVING') => Promise<PayoutRail>;
+}
+
+const subjects: Record<string, Subject> = {
+  sandbox: {
+    rail: () => requireRail(createSandboxRails({ db: service.db }), payout()),
+    async books(payoutId) {
+      const { rows } = await service.db.query<{ submissions: number }>('SELECT submissions FROM sandbox_rail_submissions WHERE payout_id = $1', [payoutId]);
+      return { held: rows.length, submissions: rows[0]?.submissions ?? 0 };
+    },
+    // the simulated partner answers after its latency; BEFORE and AFTER are alike to a caller that stops waiting
+    hanging: async () => requireRail(createSandboxRails({ db: service.db, latencyMs: 10_000 }), payout()),
+  },
+  http: {
+    rail: () => createHttpRail({ baseUrl: partner.url, signingKey: serviceKey, dispatcher: agent }),
+    async books(payoutId) {
+      const row = (await partner.books()).payouts.find((p) => p.payoutId === payoutId);
+      return { held: row ? 1 : 0, submissions: row?.submissions ?? 0 };
+    },
+    async hanging(when) {
+      await partner.behave({ hang: when });
+      return createHttpRail({ baseUrl: partner.url, signingKey: serviceKey, dispatcher: agent });
+    },
+  },
+};
+
+
+for (const [name, subject] of Object.entries(subjects)) {
+  describe(`${name} rail`, () => {
+    test('submit is idempotent: the same id twice gets the same answer and is paid once', async () => {
+      const p = payout();
+      const first = await subject.rail().submit(p, signal());
+      const second = await subject.rail().submit(p, signal());
+      assert.deepEqual(first, { outcome: 'CONFIRMED' });
+      assert.deepEqual(second, first);
+      assert.deepEqual(await subject.books(p.payoutId), { held: 1, submissions: 2 });
+      assert.deepEqual(await subject.rail().status(p, signal()), { status: 'PAID' });
+    });
+
+    test('cash pickup is PENDING, ready for pickup', async () => {
+      const p = payout('CASH_PICKUP');
+      assert.deepEqual(await subject.rail().submit(p, signal()), { outcome: 'PENDING', cashoutStatus: 'READY_FOR_PICKUP' });
+      assert.deepEqual(await subject.rail().status(p, signal()), { status: 'PENDING', cashoutStatus: 'READY_FOR_PICKUP' });
+    });
+
+    test('a cancel of an id never received blocks a later submission of it', async () => {
+      const p = payout();
+      assert.deepEqual(await subject.rail().cancel(p, signal()), { outcome: 'CANCELLED' });
+      const late = await subject.rail().submit(p, signal());
+      assert.equal(late.outcome, 'REJECTED');
+      assert.deepEqual(await subject.rail().status(p, signal()), { status: 'CANCELLED' });
+    });
+
+    test('a cancel of a pending payout withdraws it', async () => {
+      const p = payout('CASH_PICKUP');
+      await subject.rail().submit(p, signal());
+      assert.deepEqual(await subject.rail().cancel(p, signal()), { outcome: 'CANCELLED' });
+      assert.deepEqual(await subject.rail().status(p, signal()), { status: 'CANCELLED' });
+    });
+
+    test('a cancel after payment answers ALREADY_PAID', async () => {
+      const p = payout();
+      await subject.rail().submit(p, signal());
+      assert.deepEqual(await subject.rail().cancel(p, signal()), { outcome: 'ALREADY_PAID' });
+      assert.deepEqual(await subject.rail().status(p, signal()), { status: 'PAID' });
+    });
+
+    test('a rejected payout is final: cancel answers ALREADY_FINAL', async () => {
+      const p = { ...payout(), beneficiary: { firstName: 'Maria', lastName: 'REJECT' } };
+      const answer = await subject.rail().submit(p, signal());
+      assert.equal(answer.outcome, 'REJECTED');
+      const cancel = await subject.rail().cancel(p, signal());
+      assert.equal(cancel.outcome, 'ALREADY_FINAL');
+    });
+
+    test('status of an id never received is NOT_FOUND', async () => {
+      assert.deepEqual(await subject.rail().status(payout(), signal()), { status: 'NOT_FOUND' });
+    });
+
+    test('a partner that does not answer in time makes the call throw (in doubt), never an answer', async () => {
+      const p = payout();
+      const rail = await subject.hanging('BEFORE_RECEIVING');
+      const startedMs = Date.now();
+      await assert.rejects(rail.submit(p, AbortSignal.timeout(300)));
+      assert.ok(Date.now() - startedMs < 4000, 'the signal bounds the call');
+    });
+  });
+}
+
+describe('http rail, beyond the shared promises', () => {
+  const rail = () => subjects['http']!.rail();
+
+  test('a partner that records the payout and then hangs: the call throws, and status then tells it was received', async () => {
+    const p = payout();
+    const hanging = await subjects['http']!.hanging('AFTER_RECEIVING');
+    await assert.rejects(hanging.submit(p, AbortSignal.timeout(300)));
+    assert.deepEqual(await rail().status(p, signal()), { status: 'PAID' });
+    assert.deepEqual(await rail().submit(p, signal()), { outcome: 'CONFIRMED' }, 'resending is safe: paid once');
+    assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 1, submissions: 2 });
+  });
+
+  test('a partner that hangs before recording: the call throws, and status says NOT_FOUND', async () => {
+    const p = payout();
+    const hanging = await subjects['http']!.hanging('BEFORE_RECEIVING');
+    await assert.rejects(hanging.submit(p, AbortSignal.timeout(300)));
+    assert.deepEqual(await rail().status(p, signal()), { status: 'NOT_FOUND' });
+  });
+
+  test('the amount reaches the partner as exact decimal text in the currency\'s decimals', async () => {
+    const big = payout('BANK_ACCOUNT', '12345678901234.5600');
+    await rail().submit(big, signal());
+    const row = (await partner.books()).payouts.find((x) => x.payoutId === big.payoutId);
+    assert.equal(row?.amount, '12345678901234.56');
+  });
+
+  test('a 503 is retried within the signal: the next attempt is answered, and the partner recorded one payout', async () => {
+    const p = payout();
+    await partner.behave({ errorStatus: 503 });
+    assert.deepEqual(await rail().submit(p, signal()), { outcome: 'CONFIRMED' });
+    assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 1, submissions: 1 });
+  });
+
+  test('a partner that keeps answering 503 makes the call throw after the bounded attempts', async () => {
+    const p = payout();
+    await partner.behave({ errorStatus: 503 }, p.payoutId);
+    await assert.rejects(rail().status(p, signal()), /503/);
+    await assert.rejects(rail().submit(p, signal()), /503/);
+    assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 0, submissions: 0 });
+  });
+
+  test('a 404 without the protocol\'s body (a wrong base URL) throws instead of answering NOT_FOUND', async () => {
+    const wrong = createHttpRail({ baseUrl: `${partner.url}/elsewhere`, signingKey: serviceKey, dispatcher: agent });
+    await assert.rejects(wrong.status(payout(), signal()));
+  });
+
+  test('a partner that cannot be reached throws', async () => {
+    const nowhere = createHttpRail({ baseUrl: 'http://127.0.0.1:9', signingKey: serviceKey, dispatcher: agent });
+    await assert.rejects(nowhere.submit(payout(), signal()));
+  });
+
+  test('a call signed with a key the partner does not know is refused by it, and the rail throws', async () => {
+    const other = await resolveServiceSigningKey({ dataDir: `${service.dataDir}/other`, keyFile: undefined });
+    const stranger = createHttpRail({ baseUrl: partner.url, signingKey: other, dispatcher: agent });
+    const p = payout();
+    await assert.rejects(stranger.submit(p, signal()));
+    assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 0, submissions: 0 });
+  });
+});

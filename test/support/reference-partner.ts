@@ -1,0 +1,69 @@
+// Test support: the reference partner (npm run partner) as a child process on a free port, with
+// its books in a temporary directory, and its control API.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ROOT, tempDataDir } from './service.ts';
+import type { Behaviour } from '../../partner/server.ts';
+
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+const START_TIMEOUT_MS = 20_000;
+
+export interface ReferencePartner {
+  child: ChildProcess;
+  url: string;
+  keyId: string;
+  /** Its public key, 32 bytes base64url, as an operator registers it. */
+  publicKey: string;
+  output: () => string;
+  stop(): Promise<void>;
+  /** Behaviour for the next request (no payoutId) or for every request about one payout. */
+  behave(behaviour: Behaviour, payoutId?: string): Promise<void>;
+  books(): Promise<Books>;
+  pickUp(payoutId: string): Promise<Response>;
+}
+
+export interface Books {
+  payouts: Array<{ payoutId: string; status: string; amount: string | null; currency: string | null; submissions: number }>;
+  paidByCurrency: Record<string, string>;
+  reports: Array<{ reportId: string; payoutId: string; status: string; sequence: number; state: string; attempts: number }>;
+}
+
+export async function spawnReferencePartner(options: { serviceUrl: string; args?: string[]; storeDir?: string }): Promise<ReferencePartner> {
+  const dir = options.storeDir ?? (await tempDataDir());
+  const child = spawn(NODE, ['partner/main.ts', '--port', '0', '--service-url', options.serviceUrl, '--store', path.join(dir, 'partner.sqlite'), ...(options.args ?? [])], {
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const started = await new Promise<{ url: string; keyId: string; publicKey: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`partner did not start:\n${output}`)), START_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const line = output.split('\n').find((l) => l.includes('"partner started"'));
+      if (line) {
+        clearTimeout(timer);
+        resolve(JSON.parse(line) as { url: string; keyId: string; publicKey: string });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then(() => reject(new Error(`partner exited before it started:\n${output}`)));
+  });
+  const control = (method: string, path: string, body?: unknown) =>
+    fetch(`${started.url}${path}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+  return {
+    child, ...started, output: () => output,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+    async behave(behaviour, payoutId) {
+      const response = await control('POST', '/control/behaviour', { behaviour, ...(payoutId === undefined ? {} : { payoutId }) });
+      if (response.status !== 200) throw new Error(`behaviour refused: ${response.status}`);
+    },
+    async books() {
+      return (await (await control('GET', '/control/books')).json()) as Books;
+    },
+    pickUp: (payoutId) => control('POST', `/control/payouts/${payoutId}/pickup`),
+  };
+}
