@@ -67,9 +67,9 @@ after(async () => {
   await service.stop();
 });
 
-test('the document is OpenAPI 3.1 with version 1.1.0 and the OAuth2 client credentials scheme', () => {
+test('the document is OpenAPI 3.1 with version 1.2.0 and the OAuth2 client credentials scheme', () => {
   assert.equal(doc.openapi, '3.1.0');
-  assert.equal(doc.info.version, '1.1.0');
+  assert.equal(doc.info.version, '1.2.0');
   const scheme = doc.components.securitySchemes['oauth2']!;
   assert.equal(scheme.type, 'oauth2');
   assert.equal(scheme.flows.clientCredentials.tokenUrl, '/oauth2/token');

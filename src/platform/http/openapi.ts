@@ -24,7 +24,7 @@ function withErrorExamples(document: Record<string, unknown>): Record<string, un
   return document;
 }
 
-export const API_VERSION = '1.1.0';
+export const API_VERSION = '1.2.0';
 
 const DESCRIPTION = `Cross-border settlement and domestic payout service.
 
