@@ -24,6 +24,11 @@ export interface Behaviour {
   errorStatus?: number;
   /** How the payout's reports are sent: each twice, in reverse sequence order, or with a broken signature. */
   reports?: 'NORMAL' | 'DUPLICATE' | 'OUT_OF_ORDER' | 'BAD_SIGNATURE';
+  /**
+   * A payout's behaviour for its first request only (a timeout or an error that passes): later
+   * requests about it (a status question, a resend) get the default behaviour.
+   */
+  once?: boolean;
 }
 
 export interface ServerDeps {
@@ -115,7 +120,9 @@ export function createPartnerServer(deps: ServerDeps) {
   const behaviourFor = (payoutId: string | undefined): Behaviour => {
     const once = next;
     next = undefined;
-    return { ...(payoutId === undefined ? {} : perPayout.get(payoutId)), ...once };
+    const own = payoutId === undefined ? undefined : perPayout.get(payoutId);
+    if (own?.once) perPayout.delete(payoutId!);
+    return { ...own, ...once };
   };
 
   async function verified(request: http.IncomingMessage, body: string): Promise<void> {

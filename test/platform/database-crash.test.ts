@@ -23,7 +23,7 @@ const LOAD_INTERVAL_MS = 25;
 const LOAD_REQUESTS_MAX = 1_200;
 /** Generous for a busy 2-core machine: the restart itself takes about a second. */
 const RECOVERY_MAX_MS = 20_000;
-const ENV = { WORKERS: '2', SANDBOX_RAIL_LATENCY_MS: '400', PAYOUT_SUBMISSION_RECOVERY_SECONDS: '1' };
+const ENV = { WORKERS: '2', SANDBOX_RAIL_LATENCY_MS: '400', PARTNER_TIMEOUT_MS: '500', PAYOUT_SUBMISSION_RECOVERY_SECONDS: '1' };
 
 interface Answer {
   at: number;
