@@ -10,7 +10,7 @@ import { listDestinationMembers } from './destination-members.ts';
 import { destinationMemberExample } from './schemas.ts';
 import type { Statement, StatementError, StatementService } from './statement.ts';
 import { statementCsv, statementFileName } from './statement-csv.ts';
-import { Statement as StatementSchema, StatementParams, StatementQuery } from './statement-schemas.ts';
+import { StatementParams, StatementQuery } from './statement-schemas.ts';
 
 const STATEMENT_ERRORS: Record<StatementError['error'], (detail: string) => ApiError> = {
   NOT_FOUND: (d) => new ApiError('NOT_FOUND', 'No such destination member.', d),
@@ -75,7 +75,7 @@ export async function memberRoutes(app: FastifyInstance, opts: { db: Db; stateme
         tags: ['Members'],
         params: StatementParams,
         querystring: StatementQuery,
-        response: { 200: StatementSchema, ...errorResponses(400, 404) },
+        response: { 200: Type.Ref('Statement'), ...errorResponses(400, 404) },
       },
     },
     async (request, reply) => {
