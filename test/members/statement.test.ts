@@ -9,7 +9,9 @@ import { DEMO_2, bearer, expectError, json, token } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
 import { payoutJobs } from '../support/payout-jobs.ts';
 import { settlementApi } from '../support/settlements.ts';
-import { checkLedger } from '../../src/ledger/service.ts';
+import { randomUUID } from 'node:crypto';
+import { checkLedger, createTransfers, postPending } from '../../src/ledger/service.ts';
+import { fundingAccount, payoutClearingAccount, prefundAccount } from '../../src/ledger/accounts.ts';
 import { createMembersService } from '../../src/members/service.ts';
 
 type Movement = {
@@ -251,6 +253,63 @@ describe('paging', () => {
     assert.deepEqual([later.movements, later.nextAfter], [[], after]);
   });
 });
+
+describe('a read and the writers in flight', () => {
+  const prefundMx = prefundAccount('DEMO_SOURCE_1', 'PARTNER_MX', 'MXN');
+  const credit = (client: Parameters<typeof createTransfers>[0]) => createTransfers(client, [[{
+    transferId: randomUUID(), debit: fundingAccount('PARTNER_MX', 'MXN'), credit: prefundMx, amount: 100n, reason: 'SANDBOX_PREFUND_CREDIT', reference: 'test',
+  }]], { twoPhase: false });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  /** Opens a transaction that does `first` and stays open; `second` commits meanwhile; then a read, then the first commits. */
+  async function interleave(first: (c: Parameters<typeof createTransfers>[0]) => Promise<unknown>, second: () => Promise<unknown>) {
+    const end = await statement('limit=100&order=desc');
+    const cursor = (await statement(`limit=1&order=desc`)).nextAfter; // a cursor at the newest movement (asc from there: what is new)
+    assert.ok(end.movements.length > 0 && cursor);
+    const client = await service.db.connect();
+    try {
+      await client.query('BEGIN');
+      await first(client); // takes a movement number, holds its lock on the account
+      await second(); // takes a later number and commits: it does not wait for the first
+      let answered = false;
+      const reading = statement(`limit=100&after=${encodeURIComponent(cursor)}`).finally(() => { answered = true; });
+      await sleep(300);
+      assert.equal(answered, false, 'the read waits for the writer in flight');
+      await client.query('COMMIT');
+      const page = await reading;
+      assert.equal(page.movements.length, 2, 'the read sees both movements, in number order, so its cursor skips neither');
+      assertRunning(page.movements, { balance: end.balance, available: end.availableBalance });
+    } finally {
+      client.release();
+    }
+  }
+
+  test('a credit in flight (account locked) and a post committed after it, which does not wait for the credit', { timeout: 30_000 }, async () => {
+    const reference = randomUUID();
+    await withTx((c) => createTransfers(c, [[{ transferId: randomUUID(), debit: prefundMx, credit: payoutClearingAccount('PARTNER_MX', 'MXN'), amount: 5n, reason: 'PAYOUT', reference }]], { twoPhase: true }));
+    await interleave(credit, () => withTx((c) => postPending(c, reference)));
+  });
+
+  test('a post in flight (account share-locked) and a credit committed after it, which does not wait for the post', { timeout: 30_000 }, async () => {
+    const reference = randomUUID();
+    await withTx((c) => createTransfers(c, [[{ transferId: randomUUID(), debit: prefundMx, credit: payoutClearingAccount('PARTNER_MX', 'MXN'), amount: 5n, reason: 'PAYOUT', reference }]], { twoPhase: true }));
+    await interleave((c) => postPending(c, reference), () => withTx(credit));
+  });
+});
+
+async function withTx(fn: (client: Parameters<typeof createTransfers>[0]) => Promise<unknown>) {
+  const client = await service.db.connect();
+  try {
+    await client.query('BEGIN');
+    await fn(client);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+}
 
 describe('CSV', () => {
   test('Accept: text/csv answers the same page as CSV: header line, RFC 4180 quoting, exact amounts, attachment, next link', async () => {
