@@ -26,7 +26,8 @@ const STATEMENT_DESCRIPTION =
   'expires they are released (PAYOUT_RELEASED, PAYOUT_FEE_RELEASED: availableBalance only). Everything else moves both. ' +
   'Movements are listed in the order the ledger recorded them (`asc`, the default, or `desc`); `after` takes the previous ' +
   'page\'s `nextAfter`, and a cursor stays valid while new movements are added: none is skipped or repeated. `from` and ' +
-  '`to` keep the movements of a half-open time range. `limit` is 1 to 100 (default 50). With `Accept: text/csv` the same ' +
+  '`to` keep the movements of a half-open time range (a filter over that order: a short range far back in a long history ' +
+  'takes longer than following it with the cursor). `limit` is 1 to 100 (default 50). With `Accept: text/csv` the same ' +
   'page comes as a CSV attachment (a header line, amounts as exact decimal text) with the next page in a `Link` header. ' +
   'A destination member with no corridor from you is 404; `currency` is required when the member holds several.';
 
