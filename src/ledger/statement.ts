@@ -3,7 +3,7 @@
 // complete prefix of the account's history and its running balances end exactly at the balances
 // the account has at that moment.
 import assert from 'node:assert/strict';
-import { withTransaction, type Db } from '../platform/database/pool.ts';
+import { withTransaction, type Db, type Queryable } from '../platform/database/pool.ts';
 import { accountKey, type AccountSpec } from './accounts.ts';
 import * as movements from './movements-repo.ts';
 import { findAccountIds } from './repo.ts';
@@ -52,7 +52,7 @@ export function positionOf(line: StatementLine): StatementPosition {
 type Totals = { balance: bigint; available: bigint };
 
 /** The balances just before the first row of a page read without a cursor. */
-async function startOf(client: Parameters<typeof movements.changesAfter>[0], accountId: string, query: StatementQuery, first: movements.MovementRow, current: Balance): Promise<Totals> {
+async function startOf(client: Queryable, accountId: string, query: StatementQuery, first: movements.MovementRow, current: Balance): Promise<Totals> {
   if (query.order === 'ASC') {
     if (query.from === null) return { balance: 0n, available: 0n }; // the first movement of the account
     const later = await movements.changesAfter(client, accountId, first.seq);
