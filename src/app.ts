@@ -24,6 +24,9 @@ import type { RatesService } from './settlements/rates.ts';
 import { SettlementRate, SettlementRecord } from './settlements/schemas.ts';
 import type { SettlementsService } from './settlements/service.ts';
 import { memberRoutes } from './members/routes.ts';
+import { createStatementService } from './members/statement.ts';
+import { createCursorCodec } from './members/statement-cursor.ts';
+import { Statement, StatementMovement } from './members/statement-schemas.ts';
 import { providerRoutes } from './providers/routes.ts';
 import type { ProvidersService } from './providers/service.ts';
 import type { PayoutsService } from './payouts/service.ts';
@@ -138,7 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await registerOpenApi(app, { webhooks: webhookOperations(), schemas: { Event: documentedEvent() } });
   // Schemas referenced by $ref from more than one area live at the root.
-  for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord, ...EVENT_SCHEMAS]) app.addSchema(applyBounds(schema));
+  for (const schema of [CodeListEntry, DestinationMember, AddressInfo, Sender, Beneficiary, ComplianceInfo, PayoutRecord, SettlementRate, SettlementRecord, ...EVENT_SCHEMAS, StatementMovement, Statement]) app.addSchema(applyBounds(schema));
   registerAuth(app, { signer, clientStatus, failures });
   if (options.mock) installMockHandlers(app);
 
@@ -150,7 +153,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const sandbox = options.mode === 'sandbox' || options.mode === 'mock';
   await app.register(payoutRoutes, { payouts: options.payouts, sandbox });
   await app.register(payoutListRoutes, { db: options.db });
-  await app.register(memberRoutes, { db: options.db });
+  const statements = createStatementService({ db: options.db, cursors: createCursorCodec(options.keys.clientSecretKey) });
+  await app.register(memberRoutes, { db: options.db, statements });
   await app.register(settlementRoutes, { rates: options.rates, settlements: options.settlements, sandbox });
   await app.register(eventRoutes, { events: options.events });
   await app.register(webhookRoutes, { endpoints: options.webhookEndpoints });

@@ -377,6 +377,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v2/destination-members/{destinationMemberId}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your prefund statement at a destination member (extension)
+         * @description Every movement of your prefund at this destination member, in one currency, with the balances after it: the statement behind the balance and availableBalance of GET /v2/destination-members. Named after the statements of Wise's balances (one account, one currency, a running balance) and paged like Stripe's balance transactions (a cursor and hasMore). A payout first reserves its amount and its fee (PAYOUT_RESERVED, PAYOUT_FEE_RESERVED: availableBalance only); when it completes they are posted (PAYOUT_POSTED, PAYOUT_FEE_POSTED: balance only); when it is rejected, fails, is cancelled or expires they are released (PAYOUT_RELEASED, PAYOUT_FEE_RELEASED: availableBalance only). Everything else moves both. Movements are listed in the order the ledger recorded them (`asc`, the default, or `desc`); `after` takes the previous page's `nextAfter`, and a cursor stays valid while new movements are added: none is skipped or repeated. `from` and `to` keep the movements of a half-open time range (a filter over that order: a short range far back in a long history takes longer than following it with the cursor). `limit` is 1 to 100 (default 50). With `Accept: text/csv` the same page comes as a CSV attachment (a header line, amounts as exact decimal text) with the next page in a `Link` header. A destination member with no corridor from you is 404; `currency` is required when the member holds several.
+         */
+        get: operations["getPrefundStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/settlement-rates": {
         parameters: {
             query?: never;
@@ -1455,6 +1475,92 @@ export interface components {
          *     }
          */
         Event: components["schemas"]["PayoutStatusChangedEvent"] | components["schemas"]["PayoutCancellationStatusChangedEvent"] | components["schemas"]["PayoutReviewStatusChangedEvent"] | components["schemas"]["SettlementStatusChangedEvent"];
+        /**
+         * @example {
+         *       "movementId": "3f0c9a52-8e1b-4d7a-b6c2-91e4d0a7f513",
+         *       "transferId": "3f0c9a52-8e1b-4d7a-b6c2-91e4d0a7f513",
+         *       "time": "2026-11-21T10:00:00.412Z",
+         *       "type": "PAYOUT_RESERVED",
+         *       "affects": "AVAILABLE_BALANCE",
+         *       "amount": -1000,
+         *       "runningBalance": 5000000,
+         *       "runningAvailableBalance": 4999000,
+         *       "payoutId": "0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20",
+         *       "description": "Payout amount reserved"
+         *     }
+         */
+        StatementMovement: {
+            /** @description Stable id: the ledger transfer id; its post or release adds `:posted` or `:released` */
+            movementId: string;
+            /**
+             * Format: uuid
+             * @description The ledger transfer: a reservation and its post or release share it
+             */
+            transferId: string;
+            /**
+             * Format: date-time
+             * @description When the ledger recorded the movement
+             */
+            time: string;
+            /** @enum {string} */
+            type: "PAYOUT_RESERVED" | "PAYOUT_POSTED" | "PAYOUT_RELEASED" | "PAYOUT_FEE_RESERVED" | "PAYOUT_FEE_POSTED" | "PAYOUT_FEE_RELEASED" | "PAYOUT_REVERSAL" | "PAYOUT_FEE_REVERSAL" | "PAYOUT_LATE_CHARGE" | "PAYOUT_FEE_LATE_CHARGE" | "SETTLEMENT_CREDIT" | "SANDBOX_PREFUND_CREDIT" | "SANDBOX_PREFUND_DEBIT" | "OPERATOR_ADJUSTMENT" | "OTHER";
+            /**
+             * @description What `amount` moves: a reservation or a release the available balance only, a posted reservation the balance only, anything else both
+             * @enum {string}
+             */
+            affects: "BALANCE" | "AVAILABLE_BALANCE" | "BOTH";
+            /** @description Signed and exact: positive adds to the prefund, negative takes from it */
+            amount: number;
+            /** @description balance after this movement */
+            runningBalance: number;
+            /** @description availableBalance after this movement */
+            runningAvailableBalance: number;
+            /** Format: uuid */
+            payoutId?: string;
+            /** Format: uuid */
+            settlementId?: string;
+            description: string;
+        };
+        /**
+         * @example {
+         *       "destinationMemberId": "PARTNER_MX",
+         *       "currency": "MXN",
+         *       "order": "asc",
+         *       "balance": 5000000,
+         *       "availableBalance": 4999000,
+         *       "movements": [
+         *         {
+         *           "movementId": "3f0c9a52-8e1b-4d7a-b6c2-91e4d0a7f513",
+         *           "transferId": "3f0c9a52-8e1b-4d7a-b6c2-91e4d0a7f513",
+         *           "time": "2026-11-21T10:00:00.412Z",
+         *           "type": "PAYOUT_RESERVED",
+         *           "affects": "AVAILABLE_BALANCE",
+         *           "amount": -1000,
+         *           "runningBalance": 5000000,
+         *           "runningAvailableBalance": 4999000,
+         *           "payoutId": "0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20",
+         *           "description": "Payout amount reserved"
+         *         }
+         *       ],
+         *       "hasMore": false,
+         *       "nextAfter": "WzEsIkRFTU9fU09VUkNFXzEiLCJQQVJUTkVSX01YIiwiTVhOIiwiNDIiLCI1MDAwMDAwMDAiLCI1MDAwMDAwMDAiLCI1MDAwMDAwMDAiLCI0OTk5MDAwMDAiXQ.Xy5i7pQ0x9v2mKc1s8Zr4A"
+         *     }
+         */
+        Statement: {
+            destinationMemberId: string;
+            currency: string;
+            /** @enum {string} */
+            order: "asc" | "desc";
+            /** @description The balance now, as GET /v2/destination-members shows it */
+            balance: number;
+            /** @description The available balance now, as GET /v2/destination-members shows it */
+            availableBalance: number;
+            movements: components["schemas"]["StatementMovement"][];
+            /** @description More movements follow in this order (and range) after this page */
+            hasMore: boolean;
+            /** @description Pass as `after` for the next page. Oldest first it is always given (an empty page keeps it): ask again later for new movements. Newest first it is null once the oldest movement has been listed. */
+            nextAfter: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -4807,6 +4913,165 @@ export interface operations {
                      *       "code": "INSUFFICIENT_SCOPE",
                      *       "message": "This operation needs the \"payouts\" scope.",
                      *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Over the per-client request rate (RATE_LIMITED); see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "RATE_LIMITED",
+                     *       "message": "Too many requests for this client.",
+                     *       "detail": "limit: 1200 requests per minute"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INTERNAL_ERROR",
+                     *       "message": "Something went wrong on our side.",
+                     *       "detail": "requestId: req-6f1d4c1a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPrefundStatement: {
+        parameters: {
+            query?: {
+                /** @description Required when the destination member holds more than one currency */
+                currency?: string;
+                /** @description asc: oldest first (default); desc: newest first */
+                order?: "asc" | "desc";
+                limit?: number;
+                /** @description The `nextAfter` of the previous page (opaque) */
+                after?: string;
+                /** @description Only movements at or after this instant (RFC 3339) */
+                from?: string;
+                /** @description Only movements before this instant (RFC 3339; half-open range) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                destinationMemberId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Statement"];
+                };
+            };
+            /** @description The request does not match the schema (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "VALIDATION_ERROR",
+                     *       "message": "The request is not valid.",
+                     *       "detail": "payoutAmt: must be a number"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "UNAUTHORIZED",
+                     *       "message": "A valid bearer token is required.",
+                     *       "detail": "Authorization: the token has expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope of this operation (INSUFFICIENT_SCOPE) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "message": "This operation needs the \"payouts\" scope.",
+                     *       "detail": "scope: \"payouts\" is required"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one that belongs to another member (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "NOT_FOUND",
+                     *       "message": "No such resource.",
+                     *       "detail": "payoutId: 0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

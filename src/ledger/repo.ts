@@ -58,11 +58,15 @@ const toAccount = (r: RawAccount): AccountRow => ({
   creditsCommitted: BigInt(r.creditsCommitted),
 });
 
-/** Locks the accounts, always in account_id order so that concurrent writers cannot deadlock. */
+/**
+ * Locks the accounts, always in account_id order so that concurrent writers cannot deadlock.
+ * FOR NO KEY UPDATE (what an UPDATE of the totals takes anyway): writers queue on each other, while
+ * posts, which only share-lock the account (lockForPosting), do not queue on them.
+ */
 export async function lockAccounts(db: Queryable, accountIds: string[]): Promise<Map<string, AccountRow>> {
   const { rows } = await db.query<RawAccount>({
     name: 'ledger-lock-accounts',
-    text: `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE account_id = ANY($1::bigint[]) ORDER BY account_id FOR UPDATE`,
+    text: `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE account_id = ANY($1::bigint[]) ORDER BY account_id FOR NO KEY UPDATE`,
     values: [accountIds],
   });
   return new Map(rows.map((r) => [r.accountId, toAccount(r)]));
@@ -129,17 +133,42 @@ export async function lockPendingTransfers(db: Queryable, reference: string): Pr
   return rows.map((r) => ({ ...r, amount: BigInt(r.amount) }));
 }
 
+/**
+ * Share-locks (FOR KEY SHARE) the no-overdraft accounts that the pending transfers of the
+ * references move, before their post takes its movement numbers: a statement reader, which locks
+ * the account FOR UPDATE, then waits for the post to commit (migration 0023). Writers' locks
+ * (FOR NO KEY UPDATE) do not conflict with it, so posts still never queue on reservations.
+ */
+export async function lockForPosting(db: Queryable, references: string[]): Promise<void> {
+  await db.query({
+    name: 'ledger-lock-for-posting',
+    text: `SELECT a.account_id FROM ledger_accounts a
+            WHERE a.no_overdraft
+              AND a.account_id IN (SELECT debit_account_id FROM ledger_transfers WHERE reference = ANY($1::text[]) AND state = 'PENDING'
+                                   UNION SELECT credit_account_id FROM ledger_transfers WHERE reference = ANY($1::text[]) AND state = 'PENDING')
+            ORDER BY a.account_id FOR KEY SHARE OF a`,
+    values: [references],
+  });
+}
+
+/** Posts the pending transfers of the references; call lockForPosting first. */
 export async function postPendingOf(db: Queryable, references: string[]): Promise<number> {
   const result = await db.query({
     name: 'ledger-post-pending',
-    text: `UPDATE ledger_transfers SET state = 'POSTED', resolved_at = now() WHERE reference = ANY($1::text[]) AND state = 'PENDING'`,
+    text: `UPDATE ledger_transfers SET state = 'POSTED', resolved_at = now(), resolved_seq = nextval('ledger_movement_seq')
+            WHERE reference = ANY($1::text[]) AND state = 'PENDING'`,
     values: [references],
   });
   return result.rowCount ?? 0;
 }
 
+/** Ends reservations; call it while their accounts are locked, so their movement numbers follow the lock. */
 export async function resolveTransfers(db: Queryable, transferIds: string[], state: 'POSTED' | 'VOIDED'): Promise<void> {
-  await db.query(`UPDATE ledger_transfers SET state = $2, resolved_at = now() WHERE transfer_id = ANY($1::uuid[])`, [transferIds, state]);
+  await db.query(
+    `UPDATE ledger_transfers SET state = $2, resolved_at = now(), resolved_seq = nextval('ledger_movement_seq')
+      WHERE transfer_id = ANY($1::uuid[]) AND state = 'PENDING'`,
+    [transferIds, state],
+  );
 }
 
 export async function findAccountIds(db: Queryable, specs: AccountSpec[]): Promise<Map<string, string>> {

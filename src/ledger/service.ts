@@ -181,9 +181,11 @@ export async function createTransfers(db: Queryable, groups: TransferGroup[], op
 
 /**
  * Posts the pending transfers of the references. Posting changes no account total (they already
- * count the reservation), so it is one statement, takes no account lock, and batches freely.
+ * count the reservation), so it takes only a share lock on the prefund accounts (which writers and
+ * other posts do not wait for: it only orders the post before a statement read) and batches freely.
  */
 export async function postPending(db: Queryable, ...references: string[]): Promise<number> {
+  await repo.lockForPosting(db, references);
   return repo.postPendingOf(db, references);
 }
 
@@ -191,8 +193,9 @@ export async function postPending(db: Queryable, ...references: string[]): Promi
 async function voidPendingOf(db: Queryable, reference: string): Promise<number> {
   const pending = await repo.lockPendingTransfers(db, reference);
   if (pending.length === 0) return 0;
-  await repo.resolveTransfers(db, pending.map((t) => t.transferId), 'VOIDED');
+  // accounts first, in order (LOCK ORDER): a movement's number is taken while its account is held
   await lockInOrder(db, pending.flatMap((t) => [t.debitAccountId, t.creditAccountId]));
+  await repo.resolveTransfers(db, pending.map((t) => t.transferId), 'VOIDED');
   const deltas = new Map<string, repo.TotalsDelta>();
   for (const t of pending) {
     add(deltas, t.debitAccountId, { debits: -t.amount });

@@ -29,6 +29,7 @@ const ROUTES: Array<[string, string, string | null]> = [
   ['get', '/v2/payout-providers/{payoutProviderId}', 'payouts'],
   ['get', '/v2/payout-limits', 'payouts'],
   ['get', '/v2/destination-members', 'member'],
+  ['get', '/v2/destination-members/{destinationMemberId}/statement', 'member'],
   ['post', '/v2/sandbox/prefund', 'member'],
   ['post', '/v2/payouts', 'payouts'],
   ['get', '/v2/payouts', 'payouts'],

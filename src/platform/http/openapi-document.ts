@@ -25,6 +25,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /v2/payouts/{payoutId}/cancel': 'cancelPayout',
   'POST /v2/sandbox/payouts/{payoutId}/simulate': 'simulatePayoutReport',
   'GET /v2/destination-members': 'listDestinationMembers',
+  'GET /v2/destination-members/{destinationMemberId}/statement': 'getPrefundStatement',
   'GET /v2/settlement-rates': 'lockSettlementRate',
   'POST /v2/settlements': 'createSettlement',
   'GET /v2/settlements': 'listSettlements',
