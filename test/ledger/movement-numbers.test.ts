@@ -56,7 +56,7 @@ test('existing movements are numbered by time; new ones follow; numbers never ch
       [id(n), debit, credit, state, twoPhase, T(created), resolved === null ? null : T(resolved)]);
   }
 
-  await write(() => true);
+  await write((v) => v <= '0023');
   assert.deepEqual(await migrate(db, logger, dir), ['0023']);
   const numbered = async () => (await db.query(
     `SELECT transfer_id AS t, created_seq::int AS c, resolved_seq::int AS r FROM ledger_transfers ORDER BY created_seq`)).rows;
