@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { PayoutClient, Settlement } from '@settlement-payout/client';
+import type { PayoutClient, Settlement } from '../../client/src/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { collect, demoClient, newPayout, recordingFetch, sleep } from '../support/client.ts';
 

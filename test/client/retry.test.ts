@@ -4,7 +4,7 @@
 // bounded and HTTP errors are not retried.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, type PayoutClient } from '@settlement-payout/client';
+import { ApiError, type PayoutClient } from '../../client/src/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { collect, demoClient, dropAfterSending, newPayout, recordingFetch } from '../support/client.ts';
 

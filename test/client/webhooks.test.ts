@@ -3,7 +3,7 @@
 // (body, signature, secret) does not.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { verifyWebhook, WebhookVerificationError, type PayoutClient } from '@settlement-payout/client';
+import { verifyWebhook, WebhookVerificationError, type PayoutClient } from '../../client/src/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { startReceiver, type Receiver, type Received } from '../support/receiver.ts';
 import { eventually } from '../support/payouts.ts';
