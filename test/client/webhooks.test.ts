@@ -37,29 +37,32 @@ after(async () => {
 });
 
 test('a real delivery verifies into its typed event', () => {
-  const event = verifyWebhook(secret, delivery.body, delivery.headers);
+  const event = verifyWebhookEvent(delivery.body, delivery.headers, secret);
   assert.equal(event.type, 'payout.status_changed');
   assert.equal(event.data['payoutId'], payoutId);
   assert.equal(event.data['payoutStatus'], 'PRCD');
   assert.equal(event.data['eventId'], delivery.headers['webhook-id']);
   assert.ok(!Number.isNaN(Date.parse(event.timestamp)));
   // the same from fetch's Headers and from a raw byte body
-  const viaHeaders = verifyWebhook(secret, new TextEncoder().encode(delivery.body), new Headers(delivery.headers));
+  const viaHeaders = verifyWebhookEvent(new TextEncoder().encode(delivery.body), new Headers(delivery.headers), secret);
   assert.deepEqual(viaHeaders, event);
+  assert.deepEqual(client.webhooks.verify(delivery.body, delivery.headers, secret), event);
+  // the deprecated order of arguments still works until 1.0
+  assert.deepEqual(verifyWebhook(secret, delivery.body, delivery.headers), event);
   assert.deepEqual(client.verifyWebhook(secret, delivery.body, delivery.headers), event);
 });
 
 test('a tampered body, a forged signature, another secret and missing headers are refused', () => {
   const tampered = delivery.body.replace('"PRCD"', '"RJCT"');
   assert.notEqual(tampered, delivery.body);
-  assert.throws(() => verifyWebhook(secret, tampered, delivery.headers), WebhookVerificationError);
-  assert.throws(() => verifyWebhook(secret, `${delivery.body} `, delivery.headers), WebhookVerificationError);
+  assert.throws(() => verifyWebhookEvent(tampered, delivery.headers, secret), WebhookVerificationError);
+  assert.throws(() => verifyWebhookEvent(`${delivery.body} `, delivery.headers, secret), WebhookVerificationError);
   const forged = { ...delivery.headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}` };
-  assert.throws(() => verifyWebhook(secret, delivery.body, forged), WebhookVerificationError);
+  assert.throws(() => verifyWebhookEvent(delivery.body, forged, secret), WebhookVerificationError);
   const otherSecret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
-  assert.throws(() => verifyWebhook(otherSecret, delivery.body, delivery.headers), WebhookVerificationError);
+  assert.throws(() => verifyWebhookEvent(delivery.body, delivery.headers, otherSecret), WebhookVerificationError);
   const { 'webhook-timestamp': _dropped, ...withoutTimestamp } = delivery.headers;
-  assert.throws(() => verifyWebhook(secret, delivery.body, withoutTimestamp), WebhookVerificationError);
+  assert.throws(() => verifyWebhookEvent(delivery.body, withoutTimestamp, secret), WebhookVerificationError);
 });
 
 const otherSecret = (fill: number) => `whsec_${Buffer.alloc(24, fill).toString('base64')}`;
