@@ -93,7 +93,7 @@ async function errorCode(response: Response): Promise<string | undefined> {
 /** One attempt, aborted when `timeoutMs` passes (or when the caller's own signal aborts). */
 async function sendWithTimeout(fetch: FetchFn, request: Request, timeoutMs: number): Promise<Response> {
   const timeout = AbortSignal.timeout(timeoutMs);
-  const timed = new Request(request, { signal: AbortSignal.any([request.signal, timeout]) });
+  const timed = new Request(request, { signal: eitherSignal(request.signal, timeout) });
   try {
     const response = await fetch(timed);
     return timeout.aborted ? response : withTimedBody(response, request, timeoutMs, timeout);
@@ -120,6 +120,17 @@ function withTimedBody(response: Response, request: Request, timeoutMs: number, 
     cancel: (reason) => reader.cancel(reason),
   });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** AbortSignal.any of the two (Node 20.3+), or the same by hand on an older runtime. */
+function eitherSignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([a, b]);
+  const controller = new AbortController();
+  for (const signal of [a, b]) {
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  }
+  return controller.signal;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
