@@ -31,15 +31,17 @@ const ATTEMPTS_MAX = 10;
  * answers the original payout for the same sourceMemberPayoutId), process (PNDG and PRCD answer
  * their current state), and a token request (it changes nothing).
  */
-const IDEMPOTENT_POSTS: readonly RegExp[] = [/^\/v2\/payouts$/, /^\/v2\/payouts\/[^/]+\/process$/, /^\/oauth2\/token$/];
+const IDEMPOTENT_POSTS: readonly RegExp[] = [/\/v2\/payouts$/, /\/v2\/payouts\/[^/]+\/process$/, /\/oauth2\/token$/];
+/** POSTs the service makes idempotent by their Idempotency-Key (elsewhere the header is ignored). */
+const KEYED_POSTS: readonly RegExp[] = [/\/v2\/settlements$/];
 
 /** True when sending this request twice has the effect of sending it once. */
 export function isIdempotent(request: Request): boolean {
   if (request.method === 'GET' || request.method === 'HEAD') return true;
   if (request.method !== 'POST') return false;
-  if (request.headers.has('idempotency-key')) return true;
   const path = new URL(request.url).pathname;
-  return IDEMPOTENT_POSTS.some((pattern) => pattern.test(path));
+  if (IDEMPOTENT_POSTS.some((pattern) => pattern.test(path))) return true;
+  return request.headers.has('idempotency-key') && KEYED_POSTS.some((pattern) => pattern.test(path));
 }
 
 export function createTransport(fetch: FetchFn, options: TransportOptions): FetchFn {

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { ApiError, RequestTimeoutError, type PayoutClient } from '../../client/src/index.ts';
+import { ApiError, isIdempotent, RequestTimeoutError, type PayoutClient } from '../../client/src/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { demoClient, dropAfterSending, newPayout, recordingFetch } from '../support/client.ts';
 
@@ -29,6 +29,20 @@ const unavailable = (retryAfter: string | null) => async () =>
     status: 503,
     headers: { 'content-type': 'application/json', ...(retryAfter === null ? {} : { 'retry-after': retryAfter }) },
   });
+
+test('which requests count as idempotent: reads, payout creation, process, a keyed settlement creation, the token request', () => {
+  const request = (method: string, path: string, headers: Record<string, string> = {}) => new Request(`http://api.test/base${path}`, { method, headers });
+  const idempotent = [
+    request('GET', '/v2/payouts'), request('HEAD', '/v2/payouts/p1'), request('POST', '/v2/payouts'), request('POST', '/v2/payouts/p1/process'),
+    request('POST', '/v2/settlements', { 'idempotency-key': 'k1' }), request('POST', '/oauth2/token'),
+  ];
+  const sentOnce = [
+    request('POST', '/v2/payouts/p1/cancel'), request('POST', '/v2/settlements'), request('POST', '/v2/settlements/s1/cancel', { 'idempotency-key': 'k1' }),
+    request('POST', '/v2/webhook-endpoints', { 'idempotency-key': 'k2' }), request('DELETE', '/v2/webhook-endpoints/w1'), request('POST', '/v2/sandbox/prefund'),
+  ];
+  assert.deepEqual(idempotent.map(isIdempotent), idempotent.map(() => true));
+  assert.deepEqual(sentOnce.map(isIdempotent), sentOnce.map(() => false));
+});
 
 const sentTo = (path: string, method: string) => recorder.sent.filter((s) => s.path === path && s.method === method);
 
