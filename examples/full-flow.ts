@@ -4,9 +4,11 @@
 //   npm start                                     # the sandbox on http://127.0.0.1:8080
 //   BASE_URL=http://127.0.0.1:8080 node examples/full-flow.ts
 //
-// It uses the sandbox's demo client (demo-source-1 / demo-secret-1) and prints every step.
+// It uses the sandbox's demo client (demo-source-1 / demo-secret-1) and prints every step. It runs
+// the client from this repository's sources; an application installs the package and writes
+// `import { createClient } from '@settlement-payout/client'` (ESM) or `require(...)` (CommonJS).
 import { randomUUID } from 'node:crypto';
-import { ApiError, createClient, type Settlement } from '@settlement-payout/client';
+import { ApiError, createClient, type Settlement } from '../client/src/index.ts';
 
 export interface ExampleOptions {
   baseUrl: string;
@@ -36,7 +38,7 @@ export async function main(options: ExampleOptions): Promise<ExampleResult> {
 
   // 1. A payout to a Mexican bank account (SPEI): create, process, read back, find in the list.
   const sourceMemberPayoutId = `example-${randomUUID()}`;
-  const created = await client.createPayout({
+  const { payout: created, replayed } = await client.payouts.create({
     sourceMemberPayoutId,
     payoutProviderId: 'MX_SPEI',
     destinationCcy: 'MXN',
@@ -44,31 +46,29 @@ export async function main(options: ExampleOptions): Promise<ExampleResult> {
     sender: { firstName: 'John', lastName: 'Smith', countryCode: 'US', dateOfBirth: '1980-05-17' },
     beneficiary: { firstName: 'Maria', lastName: 'Lopez', accountNumber: '032180000118359719' },
   });
-  log(`payout ${created.payoutId} created: ${created.payoutStatus}, ${created.payoutAmt} ${created.destinationCcy} + fee ${created.transferFee}`);
+  log(`payout ${created.payoutId} ${replayed ? 'replayed' : 'created'}: ${created.payoutStatus}, ${created.payoutAmt} ${created.destinationCcy} + fee ${created.transferFee}`);
 
-  const { data: processed } = await client.POST('/v2/payouts/{payoutId}/process', { params: { path: { payoutId: created.payoutId } } });
-  log(`payout ${created.payoutId} processed: ${processed?.payoutStatus}`);
+  const processed = await client.payouts.process(created.payoutId);
+  log(`payout ${created.payoutId} processed: ${processed.payoutStatus}`);
 
-  const { data: payout } = await client.GET('/v2/payouts/{payoutId}', { params: { path: { payoutId: created.payoutId } } });
-  if (!payout) throw new Error('the payout could not be read back');
+  const payout = await client.payouts.get(created.payoutId);
   log(`payout ${payout.payoutId} is ${payout.payoutStatus}`);
 
-  for await (const listed of client.payouts.iterate({ sourceMemberPayoutId })) {
+  for await (const listed of client.payouts.list({ sourceMemberPayoutId })) {
     log(`listed: payout ${listed.payoutId} (${listed.sourceMemberPayoutId}) ${listed.payoutStatus}`);
   }
 
   // 2. A settlement into the Mexican partner's prefund: corridor, rate lock, IMMEDIATE settlement.
-  const { data: context } = await client.GET('/v2/settlement-context');
-  const corridor = context?.corridors.find((c) => c.active && c.destinationMemberId === 'PARTNER_MX');
-  if (!context || !corridor) throw new Error('no active corridor to PARTNER_MX');
+  const context = await client.settlements.context();
+  const corridor = context.corridors.find((c) => c.active && c.destinationMemberId === 'PARTNER_MX');
+  if (!corridor) throw new Error('no active corridor to PARTNER_MX');
   log(`corridor ${context.sourceCcy} -> ${corridor.destinationCcy} (${corridor.destinationMemberId}): up to ${corridor.maxSettlementAmt} ${context.sourceCcy}, ${corridor.inFlightAmt} in flight`);
 
-  const { data: rate } = await client.GET('/v2/settlement-rates', { params: { query: { destinationMemberId: corridor.destinationMemberId } } });
-  if (!rate) throw new Error('no rate');
+  const rate = await client.rates.lock({ destinationMemberId: corridor.destinationMemberId });
   log(`rate ${rate.rateId} locked: ${rate.rate} ${rate.destinationCcy} per ${rate.sourceCcy}, until ${rate.expiryTime}`);
 
   const idempotencyKey = `example-settlement-${randomUUID()}`;
-  let settlement: Settlement = await client.createSettlement(
+  let { settlement }: { settlement: Settlement } = await client.settlements.create(
     { destinationMemberId: corridor.destinationMemberId, settlementAmt: 1000, rateId: rate.rateId, executionInterval: 'IMMEDIATE', notes: 'client example' },
     { idempotencyKey },
   );
@@ -79,9 +79,7 @@ export async function main(options: ExampleOptions): Promise<ExampleResult> {
   while (!['S500_TERMINATED', 'S600_COMPLETED', 'S700_FAILED'].includes(settlement.settlementStatus)) {
     if (Date.now() > deadline) throw new Error(`settlement ${settlement.settlementId} still ${settlement.settlementStatus}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const { data } = await client.GET('/v2/settlements/{settlementId}', { params: { path: { settlementId: settlement.settlementId } } });
-    if (!data) throw new Error('the settlement could not be read back');
-    settlement = data;
+    settlement = await client.settlements.get(settlement.settlementId);
     if (settlement.settlementStatus !== status) {
       status = settlement.settlementStatus;
       log(`settlement ${settlement.settlementId}: ${status}`);
@@ -92,13 +90,13 @@ export async function main(options: ExampleOptions): Promise<ExampleResult> {
 
   // the settlements created since just before this one, page by page
   const since = new Date(Date.parse(settlement.creationTime) - 1).toISOString();
-  for await (const listed of client.settlements.iterate({ createdAfter: since, size: 20 })) {
+  for await (const listed of client.settlements.list({ createdAfter: since, size: 20 })) {
     log(`listed: settlement ${listed.settlementId} ${listed.settlementStatus}, ${listed.settlementAmt} ${listed.sourceCcy}`);
   }
 
   // 3. What happened, as the events list (and the webhooks) tell it.
   let events = 0;
-  for await (const event of client.events.iterate()) {
+  for await (const event of client.events.list()) {
     const id = event.data['payoutId'] ?? event.data['settlementId'];
     if (id !== created.payoutId && id !== settlement.settlementId) continue;
     events++;

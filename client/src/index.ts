@@ -1,39 +1,44 @@
-// @settlement-payout/client: the typed openapi-fetch client for the Cross-Border Settlement and
-// Domestic Payout API, with OAuth 2.0 client credentials, typed errors, safe retries of creations,
-// page iterators and webhook verification.
+// @settlement-payout/client: the typed client for the Cross-Border Settlement and Domestic Payout
+// API. An openapi-fetch client (every path, typed) with methods per resource on top, OAuth 2.0
+// client credentials, a time limit on every request, bounded retries of idempotent requests
+// (Retry-After honoured), replays told from creations, page iterators and typed, verified webhooks.
 import createOpenApiClient, { type Client } from 'openapi-fetch';
 import { authMiddleware, createTokenSource, errorMiddleware, type FetchFn } from './auth.ts';
-import { ApiError, isNetworkError } from './errors.ts';
+import {
+  codesResource, eventsResource, membersResource, payoutsResource, providersResource, ratesResource, settlementsResource,
+  webhookEndpointsResource, type Body, type CreateSettlementOptions,
+} from './resources.ts';
 import type { components, paths } from './schema.d.ts';
-import { verifyWebhook } from './webhooks.ts';
+import { createTransport, DEFAULT_TIMEOUT_MS, type RetryOptions } from './transport.ts';
+import { verifyWebhook, verifyWebhookEvent, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
 
-export { ApiError, isNetworkError, type ApiErrorCode, type ErrorCode, type OAuthErrorCode } from './errors.ts';
+export { ApiError, isNetworkError, RequestTimeoutError, type ApiErrorCode, type ErrorCode, type OAuthErrorCode } from './errors.ts';
 export { REFRESH_MARGIN_MS, type FetchFn, type TokenResponse } from './auth.ts';
-export { verifyWebhook, WebhookVerificationError, type EventType, type WebhookEvent, type WebhookHeaders } from './webhooks.ts';
-export type { components, paths } from './schema.d.ts';
+export { DEFAULT_TIMEOUT_MS, isIdempotent, type RetryOptions } from './transport.ts';
+export {
+  PAGE_SIZE_MAX, type Answer, type Body, type Creation, type CreateSettlementOptions, type PagedList, type PayoutCreation, type Query,
+  type SettlementCreation,
+} from './resources.ts';
+export {
+  verifyWebhook, verifyWebhookEvent, WEBHOOK_SECRETS_MAX, WebhookVerificationError, type EventMeta, type EventType,
+  type PayoutCancellationStatusChangedEvent, type PayoutEventData, type PayoutReviewStatusChangedEvent, type PayoutStatusChangedEvent,
+  type SettlementStatusChangedEvent, type WebhookEvent, type WebhookHeaders,
+} from './webhooks.ts';
+export type { components, operations, paths } from './schema.d.ts';
 
 export type Api = Client<paths>;
 export type Payout = components['schemas']['Payout'];
 export type Settlement = components['schemas']['Settlement'];
 export type SettlementRate = components['schemas']['SettlementRate'];
 export type Event = components['schemas']['Event'];
-export type CreatePayoutBody = paths['/v2/payouts']['post']['requestBody']['content']['application/json'];
+export type CreatePayoutBody = Body<'createPayout'>;
 export type CreatePayoutResponse = paths['/v2/payouts']['post']['responses'][201]['content']['application/json'];
-export type CreateSettlementBody = paths['/v2/settlements']['post']['requestBody']['content']['application/json'];
+export type CreateSettlementBody = Body<'createSettlement'>;
 export type PayoutListQuery = NonNullable<paths['/v2/payouts']['get']['parameters']['query']>;
 export type SettlementListQuery = NonNullable<paths['/v2/settlements']['get']['parameters']['query']>;
 export type EventListQuery = NonNullable<paths['/v2/events']['get']['parameters']['query']>;
 
 export const DEFAULT_SCOPE = 'payouts settlements member';
-
-export interface RetryOptions {
-  /** Attempts in all, the first included (default 4). */
-  attempts?: number;
-  /** The wait before the first retry; it doubles after each (default 250 ms), plus up to as much again at random. */
-  baseDelayMs?: number;
-  /** The longest wait between two attempts (default 5000 ms). */
-  maxDelayMs?: number;
-}
 
 export interface ClientOptions {
   /** The service's root, e.g. https://sandbox.example.com (no trailing /v2). */
@@ -44,50 +49,53 @@ export interface ClientOptions {
   scope?: string;
   /** The fetch to send every request with, the token requests included (default globalThis.fetch). */
   fetch?: FetchFn;
-  /** Retries of createPayout and createSettlement after a network error. */
+  /** Bounds of the retries of idempotent requests. */
   retry?: RetryOptions;
+  /** The time limit of each attempt of a request, its answer's body included (default 30000 ms). */
+  timeoutMs?: number;
   /** Milliseconds since the epoch, for the token's lifetime (default Date.now). */
   now?: () => number;
 }
 
-export interface CreateSettlementOptions {
-  /** Sent as `Idempotency-Key`, the same on every retry; a random UUID when left out. */
-  idempotencyKey?: string;
+function resources(api: Api) {
+  const payouts = payoutsResource(api);
+  const settlements = settlementsResource(api);
+  return {
+    payouts,
+    settlements,
+    rates: ratesResource(api),
+    members: membersResource(api),
+    webhookEndpoints: webhookEndpointsResource(api),
+    events: eventsResource(api),
+    codes: codesResource(api),
+    providers: providersResource(api),
+    webhooks: {
+      /**
+       * Verifies a delivery (its raw body and its headers) with the endpoint's secret, or any of
+       * several during a rotation, and returns the event typed by its `type`. Needs no credentials:
+       * `verifyWebhookEvent` is the same without a client.
+       */
+      verify: (body: string | Uint8Array, headers: WebhookHeaders, secrets: string | readonly string[]): WebhookEvent =>
+        verifyWebhookEvent(body, headers, secrets),
+    },
+    /** @deprecated Use `payouts.create`, which also says whether the answer is a replay. Goes in 1.0. */
+    createPayout: async (body: CreatePayoutBody): Promise<CreatePayoutResponse> => (await payouts.create(body)).payout,
+    /** @deprecated Use `settlements.create`, which also says whether the answer is a replay. Goes in 1.0. */
+    createSettlement: async (body: CreateSettlementBody, options?: CreateSettlementOptions): Promise<Settlement> =>
+      (await settlements.create(body, options)).settlement,
+    /** @deprecated Use `webhooks.verify(body, headers, secrets)`. Goes in 1.0. */
+    verifyWebhook,
+  };
 }
 
-export interface PayoutClient extends Api {
-  /**
-   * POST /v2/payouts. After a network error (no answer) the same body is sent again, a few times
-   * with backoff: the service is idempotent on `sourceMemberPayoutId`, so a request that did get
-   * through answers the original payout instead of creating a second.
-   */
-  createPayout(body: CreatePayoutBody): Promise<CreatePayoutResponse>;
-  /**
-   * POST /v2/settlements with an `Idempotency-Key` (the given one, or a new random UUID), retried
-   * with the same key after a network error or a 409 REQUEST_IN_PROGRESS.
-   */
-  createSettlement(body: CreateSettlementBody, options?: CreateSettlementOptions): Promise<Settlement>;
-  payouts: {
-    /** Every payout that matches, page after page of GET /v2/payouts (from `page`, default 0). */
-    iterate(query?: Partial<PayoutListQuery>): AsyncGenerator<Payout, void, undefined>;
-  };
-  settlements: {
-    /** Every settlement that matches, page after page of GET /v2/settlements (from `page`, default 0). */
-    iterate(query?: Partial<SettlementListQuery>): AsyncGenerator<Settlement, void, undefined>;
-  };
-  events: {
-    /** Your events after `after` (from the oldest kept one when left out), oldest first, until a page comes back empty. */
-    iterate(query?: Partial<EventListQuery>): AsyncGenerator<Event, void, undefined>;
-  };
-  /** The exported verifyWebhook (which needs no client), here too for convenience. */
-  verifyWebhook: typeof verifyWebhook;
-}
-
-const PAGE_SIZE = 100;
+export type Resources = ReturnType<typeof resources>;
+/** The openapi-fetch client (GET, POST, …, use, eject) and the resources. */
+export type PayoutClient = Api & Resources;
 
 export function createClient(options: ClientOptions): PayoutClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const fetch: FetchFn = options.fetch ?? ((request) => globalThis.fetch(request));
+  const send: FetchFn = options.fetch ?? ((request) => globalThis.fetch(request));
+  const fetch = createTransport(send, { retry: options.retry ?? {}, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS });
   const tokens = createTokenSource({
     baseUrl,
     clientId: options.clientId,
@@ -99,85 +107,5 @@ export function createClient(options: ClientOptions): PayoutClient {
   const api = createOpenApiClient<paths>({ baseUrl, fetch });
   // Answers pass through the middleware in reverse order: the 401 retry first, then the error check.
   api.use(errorMiddleware, authMiddleware(tokens));
-
-  const retrying = <T>(call: () => Promise<T>, retryable: (error: unknown) => boolean) => withRetries(call, retryable, options.retry ?? {});
-
-  const helpers = {
-    createPayout(body: CreatePayoutBody): Promise<CreatePayoutResponse> {
-      return retrying(async () => present((await api.POST('/v2/payouts', { body })).data, 'POST /v2/payouts'), isNetworkError);
-    },
-
-    createSettlement(body: CreateSettlementBody, settlementOptions: CreateSettlementOptions = {}): Promise<Settlement> {
-      const idempotencyKey = settlementOptions.idempotencyKey ?? globalThis.crypto.randomUUID();
-      return retrying(
-        async () => present((await api.POST('/v2/settlements', { body, params: { header: { 'idempotency-key': idempotencyKey } } })).data, 'POST /v2/settlements'),
-        (error) => isNetworkError(error) || (error instanceof ApiError && error.code === 'REQUEST_IN_PROGRESS'),
-      );
-    },
-
-    payouts: {
-      iterate: (query: Partial<PayoutListQuery> = {}) => pages(query.page, async (page) => {
-        const { data } = await api.GET('/v2/payouts', { params: { query: { size: PAGE_SIZE, ...query, page } } });
-        const list = present(data, 'GET /v2/payouts');
-        return { items: list.payouts, totalPages: list.totalPages };
-      }),
-    },
-
-    settlements: {
-      iterate: (query: Partial<SettlementListQuery> = {}) => pages(query.page, async (page) => {
-        const { data } = await api.GET('/v2/settlements', { params: { query: { size: PAGE_SIZE, ...query, page } } });
-        const list = present(data, 'GET /v2/settlements');
-        return { items: list.settlements, totalPages: list.totalPages };
-      }),
-    },
-
-    events: {
-      async *iterate(query: Partial<EventListQuery> = {}): AsyncGenerator<Event, void, undefined> {
-        let after = query.after;
-        for (;;) {
-          const { data } = await api.GET('/v2/events', {
-            params: { query: { limit: query.limit ?? PAGE_SIZE, ...(after === undefined ? {} : { after }) } },
-          });
-          const list = present(data, 'GET /v2/events');
-          if (list.events.length === 0) return;
-          yield* list.events;
-          after = list.nextAfter ?? list.events[list.events.length - 1]?.eventId;
-        }
-      },
-    },
-
-    verifyWebhook,
-  };
-
-  return Object.assign(api, helpers);
-}
-
-/** Every item of a page-numbered list, from page `first` (default 0) until the last page or an empty one. */
-async function* pages<T>(first: number | undefined, fetchPage: (page: number) => Promise<{ items: T[]; totalPages: number }>): AsyncGenerator<T, void, undefined> {
-  for (let page = first ?? 0; ; page++) {
-    const { items, totalPages } = await fetchPage(page);
-    yield* items;
-    if (items.length === 0 || page + 1 >= totalPages) return;
-  }
-}
-
-/** The body of a 2xx answer (errors were thrown by the middleware already). */
-function present<T>(data: T | undefined, operation: string): T {
-  if (data === undefined) throw new Error(`${operation}: the answer had no body`);
-  return data;
-}
-
-async function withRetries<T>(call: () => Promise<T>, retryable: (error: unknown) => boolean, retry: RetryOptions): Promise<T> {
-  const attempts = Math.max(1, retry.attempts ?? 4);
-  const baseDelayMs = retry.baseDelayMs ?? 250;
-  const maxDelayMs = retry.maxDelayMs ?? 5000;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      if (attempt >= attempts || !retryable(error)) throw error;
-      const delay = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-      await new Promise((resolve) => setTimeout(resolve, delay + Math.random() * delay));
-    }
-  }
+  return Object.assign(api, resources(api));
 }

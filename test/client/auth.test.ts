@@ -3,7 +3,7 @@
 // 401, and a refused token request as a typed ApiError.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, REFRESH_MARGIN_MS } from '@settlement-payout/client';
+import { ApiError, REFRESH_MARGIN_MS } from '../../client/src/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { DEMO, basic } from '../support/http.ts';
 import { demoClient, newPayout, recordingFetch } from '../support/client.ts';

@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { ApiError, type PayoutClient } from '@settlement-payout/client';
+import { ApiError, type PayoutClient } from '../../client/src/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { demoClient, newPayout, recordingFetch } from '../support/client.ts';
 

@@ -1,9 +1,9 @@
 // The client package against the real sandbox service: a payout and a settlement from start to
-// finish, through its typed calls, its creation helpers and its page iterators.
+// finish, through its resource methods and its page iterators.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { PayoutClient, Settlement } from '@settlement-payout/client';
+import type { PayoutClient, Settlement } from '../../client/src/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { collect, demoClient, newPayout, recordingFetch, sleep } from '../support/client.ts';
 
@@ -21,18 +21,19 @@ after(async () => {
 
 test('a payout: create, process to PRCD, get, then find it with the iterator', async () => {
   const body = newPayout();
-  const created = await client.createPayout(body);
+  const { payout: created, replayed } = await client.payouts.create(body);
+  assert.equal(replayed, false);
   assert.equal(created.sourceMemberPayoutId, body.sourceMemberPayoutId);
   assert.equal(created.payoutStatus, 'ACCP');
   const payoutId = created.payoutId;
 
-  const { data: processed } = await client.POST('/v2/payouts/{payoutId}/process', { params: { path: { payoutId } } });
-  assert.equal(processed?.payoutStatus, 'PRCD');
+  const processed = await client.payouts.process(payoutId);
+  assert.equal(processed.payoutStatus, 'PRCD');
 
-  const { data: record } = await client.GET('/v2/payouts/{payoutId}', { params: { path: { payoutId } } });
-  assert.equal(record?.payoutId, payoutId);
-  assert.equal(record?.payoutStatus, 'PRCD');
-  assert.equal(record?.payoutAmt, 1000);
+  const record = await client.payouts.get(payoutId);
+  assert.equal(record.payoutId, payoutId);
+  assert.equal(record.payoutStatus, 'PRCD');
+  assert.equal(record.payoutAmt, 1000);
 
   const found = await collect(client.payouts.iterate({ sourceMemberPayoutId: body.sourceMemberPayoutId }));
   assert.deepEqual(found.map((p) => [p.payoutId, p.payoutStatus]), [[payoutId, 'PRCD']]);
@@ -42,7 +43,7 @@ test('payouts.iterate walks every page (page, size, totalPages) and yields each 
   const lastName = `Pages${randomUUID().slice(0, 8)}`;
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
-    ids.push((await client.createPayout(newPayout({ sender: { firstName: 'Paula', lastName, countryCode: 'US', dateOfBirth: '1980-05-17' } }))).payoutId);
+    ids.push((await client.payouts.create(newPayout({ sender: { firstName: 'Paula', lastName, countryCode: 'US', dateOfBirth: '1980-05-17' } }))).payout.payoutId);
   }
   const before = recorder.count('/v2/payouts', 'GET');
   const found = await collect(client.payouts.iterate({ senderName: lastName, size: 2 }));
@@ -55,31 +56,30 @@ test('payouts.iterate walks every page (page, size, totalPages) and yields each 
 });
 
 test('a settlement: context, a locked rate, an IMMEDIATE settlement with an idempotency key, S600_COMPLETED, then the iterators', async () => {
-  const { data: context } = await client.GET('/v2/settlement-context');
-  const corridor = context?.corridors.find((c) => c.destinationMemberId === 'PARTNER_MX');
+  const context = await client.settlements.context();
+  const corridor = context.corridors.find((c) => c.destinationMemberId === 'PARTNER_MX');
   assert.ok(corridor?.active, 'the demo member has an active corridor to PARTNER_MX');
 
-  const { data: rate } = await client.GET('/v2/settlement-rates', { params: { query: { destinationMemberId: 'PARTNER_MX' } } });
-  assert.ok(rate);
+  const rate = await client.rates.lock({ destinationMemberId: 'PARTNER_MX' });
   assert.equal(rate.destinationCcy, corridor.destinationCcy);
 
   const idempotencyKey = `flow-${randomUUID()}`;
   const body = { destinationMemberId: 'PARTNER_MX', settlementAmt: 250, rateId: rate.rateId, executionInterval: 'IMMEDIATE' as const, notes: 'client flow' };
-  const created = await client.createSettlement(body, { idempotencyKey });
+  const { settlement: created, replayed } = await client.settlements.create(body, { idempotencyKey });
+  assert.equal(replayed, false);
   assert.equal(created.settlementStatus, 'S200_RECEIVED');
   assert.equal(created.rate, rate.rate);
   assert.equal(recorder.sent.at(-1)?.idempotencyKey, idempotencyKey);
   // the same key again answers the same settlement (the rate lock is not used twice)
-  const again = await client.createSettlement(body, { idempotencyKey });
-  assert.equal(again.settlementId, created.settlementId);
+  const again = await client.settlements.create(body, { idempotencyKey });
+  assert.equal(again.replayed, true, 'a replay, told from a creation');
+  assert.equal(again.settlement.settlementId, created.settlementId);
 
   let settlement: Settlement = created;
   const deadline = Date.now() + 20_000;
   while (settlement.settlementStatus !== 'S600_COMPLETED' && Date.now() < deadline) {
     await sleep(100);
-    const { data } = await client.GET('/v2/settlements/{settlementId}', { params: { path: { settlementId: created.settlementId } } });
-    assert.ok(data);
-    settlement = data;
+    settlement = await client.settlements.get(created.settlementId);
   }
   assert.equal(settlement.settlementStatus, 'S600_COMPLETED');
   assert.equal(settlement.pendingAmt, 0);

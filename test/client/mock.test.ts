@@ -2,7 +2,7 @@
 // OpenAPI examples with the caller's own values, and the mock's error examples as typed errors.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, createClient, type PayoutClient } from '@settlement-payout/client';
+import { ApiError, createClient, type PayoutClient } from '../../client/src/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { collect, newPayout } from '../support/client.ts';
 

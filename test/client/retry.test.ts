@@ -1,10 +1,10 @@
 // Creations after a dropped connection: the request reached the service but its answer was lost.
-// createPayout sends the same body again (the service is idempotent on sourceMemberPayoutId) and
-// createSettlement the same Idempotency-Key: either way exactly one is created. Retries are
-// bounded and HTTP errors are not retried.
+// payouts.create sends the same body again (the service is idempotent on sourceMemberPayoutId) and
+// settlements.create the same Idempotency-Key: either way exactly one is created. Retries are
+// bounded and HTTP errors other than 429 and 503 are not retried.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, type PayoutClient } from '@settlement-payout/client';
+import { ApiError, type PayoutClient } from '../../client/src/index.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { collect, demoClient, dropAfterSending, newPayout, recordingFetch } from '../support/client.ts';
 
@@ -30,7 +30,8 @@ test('a payout creation whose answer was lost is sent again with the same body a
     firstBody = await request.clone().text();
     return dropAfterSending(request, send);
   });
-  const created = await client.createPayout(body);
+  const { payout: created, replayed } = await client.payouts.create(body);
+  assert.equal(replayed, true, 'the answer is the replay of the first attempt');
   const attempts = postsTo('/v2/payouts').slice(sentBefore);
   assert.deepEqual(attempts.map((a) => a.status), [201, 201], 'the first got through (its answer was lost), the second was answered');
   assert.equal(JSON.parse(firstBody).sourceMemberPayoutId, body.sourceMemberPayoutId);
@@ -48,11 +49,11 @@ test('a payout creation whose answer was lost is sent again with the same body a
 
 test('a settlement creation whose answer was lost is sent again with the same Idempotency-Key and creates exactly one settlement', async () => {
   const startedAt = new Date(Date.now() - 1000).toISOString();
-  const { data: rate } = await client.GET('/v2/settlement-rates', { params: { query: { destinationMemberId: 'PARTNER_MX' } } });
-  assert.ok(rate);
+  const rate = await client.rates.lock({ destinationMemberId: 'PARTNER_MX' });
   const sentBefore = postsTo('/v2/settlements').length;
   recorder.interceptNext('/v2/settlements', dropAfterSending);
-  const created = await client.createSettlement({ destinationMemberId: 'PARTNER_MX', settlementAmt: 125, rateId: rate.rateId, executionInterval: 'IMMEDIATE' });
+  const { settlement: created, replayed } = await client.settlements.create({ destinationMemberId: 'PARTNER_MX', settlementAmt: 125, rateId: rate.rateId, executionInterval: 'IMMEDIATE' });
+  assert.equal(replayed, true);
   const attempts = postsTo('/v2/settlements').slice(sentBefore);
   assert.equal(attempts.length, 2);
   assert.match(attempts[0]!.idempotencyKey ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a generated UUID');
@@ -62,11 +63,11 @@ test('a settlement creation whose answer was lost is sent again with the same Id
   assert.deepEqual(withThisRate.map((s) => s.settlementId), [created.settlementId]);
 });
 
-test('each call of createSettlement without a key gets its own key', async () => {
+test('each call of settlements.create without a key gets its own key', async () => {
   const keys: string[] = [];
   for (let i = 0; i < 2; i++) {
-    const { data: rate } = await client.GET('/v2/settlement-rates', { params: { query: { destinationMemberId: 'PARTNER_MX' } } });
-    await client.createSettlement({ destinationMemberId: 'PARTNER_MX', settlementAmt: 10, rateId: rate!.rateId, executionInterval: 'IMMEDIATE' });
+    const rate = await client.rates.lock({ destinationMemberId: 'PARTNER_MX' });
+    await client.settlements.create({ destinationMemberId: 'PARTNER_MX', settlementAmt: 10, rateId: rate.rateId, executionInterval: 'IMMEDIATE' });
     keys.push(postsTo('/v2/settlements').at(-1)!.idempotencyKey!);
   }
   assert.notEqual(keys[0], keys[1]);
@@ -82,7 +83,7 @@ test('retries are bounded: a connection that never answers fails after the set n
     },
   });
   const body = newPayout();
-  await assert.rejects(bounded.createPayout(body), (error: unknown) => error instanceof TypeError && error.message === 'fetch failed');
+  await assert.rejects(bounded.payouts.create(body), (error: unknown) => error instanceof TypeError && error.message === 'fetch failed');
   assert.equal(failing.count('/v2/payouts', 'POST'), 3);
   const listed = await collect(client.payouts.iterate({ sourceMemberPayoutId: body.sourceMemberPayoutId }));
   assert.equal(listed.length, 0, 'none reached the service');
@@ -91,13 +92,13 @@ test('retries are bounded: a connection that never answers fails after the set n
 test('an HTTP error is not retried', async () => {
   const sentBefore = postsTo('/v2/payouts').length;
   const body = newPayout({ payoutAmt: -5 });
-  await assert.rejects(client.createPayout(body), (error: unknown) => error instanceof ApiError && error.status === 400);
+  await assert.rejects(client.payouts.create(body), (error: unknown) => error instanceof ApiError && error.status === 400);
   assert.equal(postsTo('/v2/payouts').length - sentBefore, 1);
 });
 
 test("the caller's own abort is not retried", async () => {
   const sentBefore = recorder.sent.length;
   recorder.interceptNext('/v2/payouts', () => Promise.reject(new DOMException('This operation was aborted', 'AbortError')));
-  await assert.rejects(client.createPayout(newPayout()), (error: unknown) => error instanceof DOMException && error.name === 'AbortError');
+  await assert.rejects(client.payouts.create(newPayout()), (error: unknown) => error instanceof DOMException && error.name === 'AbortError');
   assert.equal(recorder.sent.length - sentBefore, 1);
 });

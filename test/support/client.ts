@@ -1,6 +1,6 @@
 // Test support for the client package: a client for the demo member, and a fetch that records
 // every request it sends (and can be told to misbehave).
-import { createClient, type ClientOptions, type CreatePayoutBody, type FetchFn, type PayoutClient } from '@settlement-payout/client';
+import { createClient, type ClientOptions, type CreatePayoutBody, type FetchFn, type PayoutClient } from '../../client/src/index.ts';
 import { DEMO } from './http.ts';
 import { payoutBody } from './payouts.ts';
 
