@@ -11,6 +11,8 @@ import { workerLogger } from '../platform/jobs.ts';
 import { createLogger } from '../platform/logger.ts';
 import { createClientsService } from '../auth/clients.ts';
 import { createMembersService } from '../members/service.ts';
+import { auditorFor } from '../audit/repo.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import { isScope, type Scope } from '../auth/scopes.ts';
 import { circuitView } from '../webhooks/circuit.ts';
 import { failedDeliveries, findEndpoint, listEndpoints, redeliver, setEndpointStatus, type EndpointRow } from '../webhooks/repo.ts';
@@ -34,10 +36,10 @@ import type { Config } from '../platform/config.ts';
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
   members list [--kind source|destination]
-  members create --id ID --name NAME --kind source|destination --country CC --currencies CCY[,CCY]
+  members create --id ID --name NAME --kind source|destination --country CC --currencies CCY[,CCY] [--actor NAME]
   corridors list [--source MEMBER_ID]
   corridors set --source MEMBER_ID --destination MEMBER_ID [--currency CCY]
-                [--active true|false] [--max-settlement-amt AMOUNT]
+                [--active true|false] [--max-settlement-amt AMOUNT] [--actor NAME]
   clients create --member MEMBER_ID [--scopes "payouts settlements member"] [--name NAME] [--client-id ID]
   clients list [--member MEMBER_ID]
   clients rotate CLIENT_ID
@@ -148,6 +150,10 @@ function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: string; 
 /** Runs one command against the database and returns what to print. */
 async function execute(db: Db, config: Config, clientSecretKey: Buffer, words: string[], values: Values): Promise<{ rows: object[]; note?: string }> {
   if (words[0] === 'partners') return executePartners(db, config, words.slice(0, 2).join(' '), words[2], values);
+  const actor = values.actor ?? os.userInfo().username;
+  // Operators' member and corridor changes are audited in the transaction that makes them.
+  const audited = <T>(work: (service: ReturnType<typeof createMembersService>) => Promise<T>) =>
+    withTransaction(db, (client) => work(createMembersService({ db: client, audit: auditorFor(actor) })));
   const members = createMembersService({ db });
   const clients = createClientsService({ db, clientSecretKey });
   const command = words.slice(0, 2).join(' ');
@@ -160,26 +166,26 @@ async function execute(db: Db, config: Config, clientSecretKey: Buffer, words: s
     }
     case 'members create':
       return {
-        rows: [unwrap(await members.create({
+        rows: [unwrap(await audited((m) => m.create({
           memberId: required(values, 'id'),
           name: required(values, 'name'),
           kind: required(values, 'kind').toUpperCase() as 'SOURCE',
           countryCode: required(values, 'country'),
           currencies: required(values, 'currencies').split(','),
-        }))],
+        })))],
       };
     case 'corridors list':
       return { rows: await members.listCorridors(values.source) };
     case 'corridors set': {
       const active = parseBoolean(values.active);
       return {
-        rows: [unwrap(await members.setCorridor({
+        rows: [unwrap(await audited((m) => m.setCorridor({
           sourceMemberId: required(values, 'source'),
           destinationMemberId: required(values, 'destination'),
           ...(values.currency === undefined ? {} : { destinationCcy: values.currency }),
           ...(active === undefined ? {} : { active }),
           ...(values['max-settlement-amt'] === undefined ? {} : { maxSettlementAmt: values['max-settlement-amt'] }),
-        }))],
+        })))],
       };
     }
     case 'clients create': {
@@ -235,7 +241,6 @@ async function execute(db: Db, config: Config, clientSecretKey: Buffer, words: s
       if (!argument) throw new UsageError('payouts resolve needs a REVIEW_ID');
       const resolution = required(values, 'as').toUpperCase();
       if (!RESOLUTIONS.includes(resolution as Resolution)) throw new UsageError(`--as is one of ${RESOLUTIONS.join(', ')}`);
-      const actor = values.actor ?? os.userInfo().username;
       const result = await resolveReview({ db, clock: systemClock }, argument, resolution as Resolution, actor, required(values, 'note'));
       if (!result.ok) throw new CommandError(`${result.error}: ${result.detail}`);
       return { rows: [{ ...reviewView(result.review), payoutStatus: result.payoutStatus }] };
