@@ -32,6 +32,9 @@ function reviewView(r: ReviewRow): object {
 }
 import { executePartners, PARTNERS_COMMANDS, PARTNERS_LIST_COMMANDS, PARTNERS_USAGE, PartnersCommandError, PartnersUsageError } from './partners.ts';
 import type { Config } from '../platform/config.ts';
+import { CommandError, UsageError } from './errors.ts';
+import { executeProviders, PROVIDERS_COMMANDS, PROVIDERS_LIST_COMMANDS, PROVIDERS_USAGE } from './providers.ts';
+import { executePrefund, PREFUND_COMMANDS, PREFUND_USAGE } from './prefund.ts';
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -51,6 +54,8 @@ export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   payouts reviews [--all] [--limit N]
   payouts resolve REVIEW_ID --as PAID|NOT_PAID|RETRY|ACKNOWLEDGED --note TEXT [--actor NAME]
 ${PARTNERS_USAGE}
+${PROVIDERS_USAGE}
+${PREFUND_USAGE}
 
 Payout reviews are payouts the service parked instead of guessing (a partner that could not be
 asked, a cancellation never settled, an answer contradicting the payout). Resolve one with what
@@ -62,14 +67,12 @@ const COMMANDS = new Set([
   'members list', 'members create', 'corridors list', 'corridors set',
   'clients create', 'clients list', 'clients rotate', 'clients revoke',
   'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable', ...PARTNERS_COMMANDS,
-  'payouts reviews', 'payouts resolve',
+  'payouts reviews', 'payouts resolve', ...PROVIDERS_COMMANDS, ...PREFUND_COMMANDS,
 ]);
 
 /** Commands that answer a list: with --json they print an array even when it has one row. */
-const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', ...PARTNERS_LIST_COMMANDS, 'payouts reviews']);
+const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', ...PARTNERS_LIST_COMMANDS, 'payouts reviews', ...PROVIDERS_LIST_COMMANDS]);
 
-class UsageError extends Error {}
-class CommandError extends Error {}
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -97,6 +100,10 @@ const OPTIONS = {
   'public-key': { type: 'string' },
   'public-key-file': { type: 'string' },
   actor: { type: 'string' },
+  file: { type: 'string' },
+  amount: { type: 'string' },
+  reason: { type: 'string' },
+  reference: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -150,6 +157,8 @@ function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: string; 
 /** Runs one command against the database and returns what to print. */
 async function execute(db: Db, config: Config, clientSecretKey: Buffer, words: string[], values: Values): Promise<{ rows: object[]; note?: string }> {
   if (words[0] === 'partners') return executePartners(db, config, words.slice(0, 2).join(' '), words[2], values);
+  if (words[0] === 'providers') return executeProviders(db, words.slice(0, 2).join(' '), words[2], values);
+  if (words[0] === 'prefund') return executePrefund(db, words.slice(0, 2).join(' '), values);
   const actor = values.actor ?? os.userInfo().username;
   // Operators' member and corridor changes are audited in the transaction that makes them.
   const audited = <T>(work: (service: ReturnType<typeof createMembersService>) => Promise<T>) =>
