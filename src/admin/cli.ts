@@ -34,7 +34,7 @@ import { executePartners, PARTNERS_COMMANDS, PARTNERS_LIST_COMMANDS, PARTNERS_US
 import type { Config } from '../platform/config.ts';
 import { CommandError, UsageError } from './errors.ts';
 import { executeProviders, PROVIDERS_COMMANDS, PROVIDERS_LIST_COMMANDS, PROVIDERS_USAGE } from './providers.ts';
-import { executePrefund, PREFUND_COMMANDS, PREFUND_USAGE } from './prefund.ts';
+import { executePrefund, PREFUND_COMMANDS, PREFUND_LIST_COMMANDS, PREFUND_USAGE } from './prefund.ts';
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -71,7 +71,7 @@ const COMMANDS = new Set([
 ]);
 
 /** Commands that answer a list: with --json they print an array even when it has one row. */
-const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', ...PARTNERS_LIST_COMMANDS, 'payouts reviews', ...PROVIDERS_LIST_COMMANDS]);
+const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', ...PARTNERS_LIST_COMMANDS, 'payouts reviews', ...PROVIDERS_LIST_COMMANDS, ...PREFUND_LIST_COMMANDS]);
 
 
 const OPTIONS = {

@@ -13,6 +13,7 @@ export const PREFUND_USAGE = `  prefund credit --source MEMBER_ID --destination 
   (the same --reference again moves nothing and says so; without one, a reference is made up and printed)`;
 
 export const PREFUND_COMMANDS = ['prefund credit', 'prefund debit', 'prefund show'];
+export const PREFUND_LIST_COMMANDS = ['prefund show'];
 
 interface PrefundArgs {
   source?: string | undefined;
