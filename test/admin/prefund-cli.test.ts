@@ -126,3 +126,12 @@ test('refusals: exit 1 with the reason (exit 2 for a usage error), nothing moved
   assert.equal(after!.n, count!.n);
   assert.equal((await auditFor(service.db, 'prefund:DEMO_SOURCE_1:PARTNER_KE:KES')).length, 1, 'only the earlier credit');
 });
+
+test('the same reference run twice at once moves money once; the other run says it was applied', async () => {
+  const args = move('credit', 'DEMO_SOURCE_1', 'PARTNER_KE', '10.00', ['--reference', 'wire-concurrent']);
+  const runs = await Promise.all([adminJson(args), adminJson(args)]);
+  assert.deepEqual(runs.map((r) => r['replayed']).sort(), [false, true]);
+  assert.equal(runs[0]!['transferId'], runs[1]!['transferId']);
+  assert.equal((await transfersOf('wire-concurrent')).length, 1);
+  await assertLedgerBalanced();
+});
