@@ -11,6 +11,8 @@ import { workerLogger } from '../platform/jobs.ts';
 import { createLogger } from '../platform/logger.ts';
 import { createClientsService } from '../auth/clients.ts';
 import { createMembersService } from '../members/service.ts';
+import { auditorFor } from '../audit/repo.ts';
+import { withTransaction } from '../platform/database/transaction.ts';
 import { isScope, type Scope } from '../auth/scopes.ts';
 import { circuitView } from '../webhooks/circuit.ts';
 import { failedDeliveries, findEndpoint, listEndpoints, redeliver, setEndpointStatus, type EndpointRow } from '../webhooks/repo.ts';
@@ -30,14 +32,17 @@ function reviewView(r: ReviewRow): object {
 }
 import { executePartners, PARTNERS_COMMANDS, PARTNERS_LIST_COMMANDS, PARTNERS_USAGE, PartnersCommandError, PartnersUsageError } from './partners.ts';
 import type { Config } from '../platform/config.ts';
+import { CommandError, UsageError } from './errors.ts';
+import { executeProviders, PROVIDERS_COMMANDS, PROVIDERS_LIST_COMMANDS, PROVIDERS_USAGE } from './providers.ts';
+import { executePrefund, PREFUND_COMMANDS, PREFUND_LIST_COMMANDS, PREFUND_USAGE } from './prefund.ts';
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
   members list [--kind source|destination]
-  members create --id ID --name NAME --kind source|destination --country CC --currencies CCY[,CCY]
+  members create --id ID --name NAME --kind source|destination --country CC --currencies CCY[,CCY] [--actor NAME]
   corridors list [--source MEMBER_ID]
   corridors set --source MEMBER_ID --destination MEMBER_ID [--currency CCY]
-                [--active true|false] [--max-settlement-amt AMOUNT]
+                [--active true|false] [--max-settlement-amt AMOUNT] [--actor NAME]
   clients create --member MEMBER_ID [--scopes "payouts settlements member"] [--name NAME] [--client-id ID]
   clients list [--member MEMBER_ID]
   clients rotate CLIENT_ID
@@ -49,6 +54,8 @@ export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   payouts reviews [--all] [--limit N]
   payouts resolve REVIEW_ID --as PAID|NOT_PAID|RETRY|ACKNOWLEDGED --note TEXT [--actor NAME]
 ${PARTNERS_USAGE}
+${PROVIDERS_USAGE}
+${PREFUND_USAGE}
 
 Payout reviews are payouts the service parked instead of guessing (a partner that could not be
 asked, a cancellation never settled, an answer contradicting the payout). Resolve one with what
@@ -60,14 +67,12 @@ const COMMANDS = new Set([
   'members list', 'members create', 'corridors list', 'corridors set',
   'clients create', 'clients list', 'clients rotate', 'clients revoke',
   'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable', ...PARTNERS_COMMANDS,
-  'payouts reviews', 'payouts resolve',
+  'payouts reviews', 'payouts resolve', ...PROVIDERS_COMMANDS, ...PREFUND_COMMANDS,
 ]);
 
 /** Commands that answer a list: with --json they print an array even when it has one row. */
-const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', ...PARTNERS_LIST_COMMANDS, 'payouts reviews']);
+const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', ...PARTNERS_LIST_COMMANDS, 'payouts reviews', ...PROVIDERS_LIST_COMMANDS, ...PREFUND_LIST_COMMANDS]);
 
-class UsageError extends Error {}
-class CommandError extends Error {}
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -95,6 +100,10 @@ const OPTIONS = {
   'public-key': { type: 'string' },
   'public-key-file': { type: 'string' },
   actor: { type: 'string' },
+  file: { type: 'string' },
+  amount: { type: 'string' },
+  reason: { type: 'string' },
+  reference: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -148,6 +157,12 @@ function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: string; 
 /** Runs one command against the database and returns what to print. */
 async function execute(db: Db, config: Config, clientSecretKey: Buffer, words: string[], values: Values): Promise<{ rows: object[]; note?: string }> {
   if (words[0] === 'partners') return executePartners(db, config, words.slice(0, 2).join(' '), words[2], values);
+  if (words[0] === 'providers') return executeProviders(db, words.slice(0, 2).join(' '), words[2], values);
+  if (words[0] === 'prefund') return executePrefund(db, words.slice(0, 2).join(' '), values);
+  const actor = values.actor ?? os.userInfo().username;
+  // Operators' member and corridor changes are audited in the transaction that makes them.
+  const audited = <T>(work: (service: ReturnType<typeof createMembersService>) => Promise<T>) =>
+    withTransaction(db, (client) => work(createMembersService({ db: client, audit: auditorFor(actor) })));
   const members = createMembersService({ db });
   const clients = createClientsService({ db, clientSecretKey });
   const command = words.slice(0, 2).join(' ');
@@ -160,26 +175,26 @@ async function execute(db: Db, config: Config, clientSecretKey: Buffer, words: s
     }
     case 'members create':
       return {
-        rows: [unwrap(await members.create({
+        rows: [unwrap(await audited((m) => m.create({
           memberId: required(values, 'id'),
           name: required(values, 'name'),
           kind: required(values, 'kind').toUpperCase() as 'SOURCE',
           countryCode: required(values, 'country'),
           currencies: required(values, 'currencies').split(','),
-        }))],
+        })))],
       };
     case 'corridors list':
       return { rows: await members.listCorridors(values.source) };
     case 'corridors set': {
       const active = parseBoolean(values.active);
       return {
-        rows: [unwrap(await members.setCorridor({
+        rows: [unwrap(await audited((m) => m.setCorridor({
           sourceMemberId: required(values, 'source'),
           destinationMemberId: required(values, 'destination'),
           ...(values.currency === undefined ? {} : { destinationCcy: values.currency }),
           ...(active === undefined ? {} : { active }),
           ...(values['max-settlement-amt'] === undefined ? {} : { maxSettlementAmt: values['max-settlement-amt'] }),
-        }))],
+        })))],
       };
     }
     case 'clients create': {
@@ -235,7 +250,6 @@ async function execute(db: Db, config: Config, clientSecretKey: Buffer, words: s
       if (!argument) throw new UsageError('payouts resolve needs a REVIEW_ID');
       const resolution = required(values, 'as').toUpperCase();
       if (!RESOLUTIONS.includes(resolution as Resolution)) throw new UsageError(`--as is one of ${RESOLUTIONS.join(', ')}`);
-      const actor = values.actor ?? os.userInfo().username;
       const result = await resolveReview({ db, clock: systemClock }, argument, resolution as Resolution, actor, required(values, 'note'));
       if (!result.ok) throw new CommandError(`${result.error}: ${result.detail}`);
       return { rows: [{ ...reviewView(result.review), payoutStatus: result.payoutStatus }] };

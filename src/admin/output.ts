@@ -1,7 +1,8 @@
 // Plain-text tables for the admin CLI.
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '-';
-  if (Array.isArray(value)) return value.join(' ');
+  if (Array.isArray(value)) return value.some((v) => typeof v === 'object' && v !== null) ? JSON.stringify(value) : value.join(' ');
+  if (typeof value === 'object' && !(value instanceof Date)) return JSON.stringify(value);
   return String(value);
 }
 

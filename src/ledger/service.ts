@@ -16,7 +16,8 @@
 // Posting (postPending) changes no account total and takes no account lock.
 // The paths: payout creation batches (reservations), answers batches (posting, and voiding
 // rejections), failures, returns and cancellations (apply.ts), the expiry sweep (jobs.ts),
-// settlement steps crediting prefund (pipeline.ts), sandbox prefund credits and debits and the
+// settlement steps crediting prefund (pipeline.ts), sandbox prefund credits and debits, operators'
+// prefund credits and debits (prefund/operator.ts: its movement row first, then the accounts) and the
 // sandbox seed. A transaction that loses a race anyway is run again (platform/database/transaction.ts).
 import assert from 'node:assert/strict';
 import { transactionScope, type Queryable } from '../platform/database/pool.ts';

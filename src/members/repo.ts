@@ -56,6 +56,15 @@ export async function listCorridors(db: Queryable, sourceMemberId?: string): Pro
   return rows;
 }
 
+/** The corridor's row, locked until the transaction ends (an operator's change reads what it replaces). */
+export async function lockCorridor(db: Queryable, sourceMemberId: string, destinationMemberId: string, destinationCcy: string): Promise<Corridor | undefined> {
+  const { rows } = await db.query<Corridor>(
+    `SELECT ${CORRIDOR_COLUMNS} FROM corridors WHERE source_member_id = $1 AND destination_member_id = $2 AND destination_ccy = $3 FOR UPDATE`,
+    [sourceMemberId, destinationMemberId, destinationCcy],
+  );
+  return rows[0];
+}
+
 export async function upsertCorridor(db: Queryable, corridor: Corridor): Promise<Corridor> {
   const { rows } = await db.query<Corridor>(
     `INSERT INTO corridors (source_member_id, destination_member_id, destination_ccy, active, max_settlement_amt)

@@ -20,7 +20,13 @@ function invalid(errors: typeof checkMember.errors): { ok: false; error: 'INVALI
   return { ok: false, error: 'INVALID', detail: errors?.[0] ? describeValidationError(errors[0], 'body') : 'invalid' };
 }
 
-export function createMembersService(deps: { db: Queryable }) {
+export interface MembersDeps {
+  db: Queryable;
+  /** Records an operator's change (admin CLI), in the caller's transaction when db is one. */
+  audit?: (db: Queryable, action: string, subject: string, before: unknown, after: unknown) => Promise<void>;
+}
+
+export function createMembersService(deps: MembersDeps) {
   const { db } = deps;
   return {
     list: (kind?: repo.MemberKind) => repo.listMembers(db, kind),
@@ -29,6 +35,7 @@ export function createMembersService(deps: { db: Queryable }) {
     async create(input: NewMember): Promise<MemberResult<repo.Member>> {
       if (!checkMember(input)) return invalid(checkMember.errors);
       if (!(await repo.insertMember(db, input))) return { ok: false, error: 'MEMBER_EXISTS', detail: `memberId: ${input.memberId} exists` };
+      await deps.audit?.(db, 'members.create', `member:${input.memberId}`, null, input);
       return { ok: true, value: input };
     },
 
@@ -47,9 +54,7 @@ export function createMembersService(deps: { db: Queryable }) {
       if (!destination.currencies.includes(currency)) {
         return { ok: false, error: 'UNSUPPORTED_CURRENCY', detail: `destinationCcy: ${destination.memberId} pays out in ${destination.currencies.join(', ')}` };
       }
-      const existing = (await repo.listCorridors(db, source.memberId)).find(
-        (c) => c.destinationMemberId === destination.memberId && c.destinationCcy === currency,
-      );
+      const existing = await repo.lockCorridor(db, source.memberId, destination.memberId, currency);
       const maxSettlementAmt = input.maxSettlementAmt ?? existing?.maxSettlementAmt;
       if (maxSettlementAmt === undefined) return { ok: false, error: 'AMOUNT_REQUIRED', detail: 'maxSettlementAmt: required for a new corridor' };
       if (/^0(\.0+)?$/.test(maxSettlementAmt)) return { ok: false, error: 'AMOUNT_NOT_POSITIVE', detail: 'maxSettlementAmt: must be above 0' };
@@ -60,6 +65,7 @@ export function createMembersService(deps: { db: Queryable }) {
         active: input.active ?? existing?.active ?? true,
         maxSettlementAmt,
       });
+      await deps.audit?.(db, 'corridors.set', `corridor:${source.memberId}:${destination.memberId}:${currency}`, existing ?? null, corridor);
       return { ok: true, value: corridor };
     },
   };

@@ -5,6 +5,7 @@ import { type Db } from '../platform/database/pool.ts';
 import { withTransaction } from '../platform/database/transaction.ts';
 import { parsePublicKey, rawPublicKey } from './signatures.ts';
 import * as repo from './repo.ts';
+import { auditorFor } from '../audit/repo.ts';
 
 export type AdminError = 'UNKNOWN_DESTINATION_MEMBER' | 'INVALID_BASE_URL' | 'INVALID_PUBLIC_KEY' | 'INVALID_KEY_ID' | 'KEY_ID_TAKEN' | 'KEY_NOT_FOUND' | 'KEY_ALREADY_RETIRED';
 export type AdminResult<T> = { ok: true; value: T } | { ok: false; error: AdminError; detail?: string };
@@ -31,8 +32,7 @@ function keyView(row: repo.KeyRow) {
 export type KeyView = ReturnType<typeof keyView>;
 
 export function createPartnersAdmin(deps: { db: Db; actor: string }) {
-  const audit = (client: Parameters<typeof repo.insertAudit>[0], action: string, subject: string, before: unknown, after: unknown) =>
-    repo.insertAudit(client, { actor: deps.actor, action, subject, before: before ?? null, after });
+  const audit = auditorFor(deps.actor);
 
   return {
     async setConnection(memberId: string, baseUrlText: string, enabled: boolean): Promise<AdminResult<repo.ConnectionRow>> {

@@ -1,4 +1,4 @@
-// All SQL of the partner area: connections, partner keys, reports and the operators' audit rows.
+// All SQL of the partner area: connections, partner keys and reports (the audit rows: audit/repo.ts).
 import type { Queryable } from '../platform/database/pool.ts';
 import type { ReportStatus } from './protocol.ts';
 
@@ -150,27 +150,4 @@ export async function advanceReportHead(db: Queryable, payoutId: string, sequenc
 
 export async function markApplied(db: Queryable, memberId: string, reportId: string): Promise<void> {
   await db.query('UPDATE partner_reports SET applied = true WHERE destination_member_id = $1 AND report_id = $2', [memberId, reportId]);
-}
-
-export interface AuditEntry {
-  actor: string;
-  action: string;
-  subject: string;
-  before: unknown;
-  after: unknown;
-}
-
-export async function insertAudit(db: Queryable, entry: AuditEntry): Promise<void> {
-  await db.query(
-    'INSERT INTO admin_audit (actor, action, subject, before, after) VALUES ($1, $2, $3, $4::jsonb, $5::jsonb)',
-    [entry.actor, entry.action, entry.subject, entry.before === undefined ? null : JSON.stringify(entry.before), entry.after === undefined ? null : JSON.stringify(entry.after)],
-  );
-}
-
-export async function auditFor(db: Queryable, subject: string): Promise<Array<AuditEntry & { at: Date }>> {
-  const { rows } = await db.query<AuditEntry & { at: Date }>(
-    'SELECT actor, at, action, subject, before, after FROM admin_audit WHERE subject = $1 ORDER BY audit_id',
-    [subject],
-  );
-  return rows;
 }

@@ -34,3 +34,24 @@ export async function upsertProvider(db: Queryable, provider: Provider): Promise
     ],
   );
 }
+
+/** A provider as operators see it: the catalogue's record and whether it is offered (active). */
+export type ProviderRow = Provider & { active: boolean; updatedAt: Date };
+
+export async function listAllProviders(db: Queryable): Promise<ProviderRow[]> {
+  const { rows } = await db.query<ProviderRow>(`SELECT ${COLUMNS}, active, updated_at AS "updatedAt" FROM payout_providers ORDER BY payout_provider_id`);
+  return rows;
+}
+
+/** The provider's row whether active or not, locked until the transaction ends when `lock`. */
+export async function findProviderRow(db: Queryable, payoutProviderId: string, lock: boolean): Promise<ProviderRow | undefined> {
+  const { rows } = await db.query<ProviderRow>(
+    `SELECT ${COLUMNS}, active, updated_at AS "updatedAt" FROM payout_providers WHERE payout_provider_id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [payoutProviderId],
+  );
+  return rows[0];
+}
+
+export async function setProviderActive(db: Queryable, payoutProviderId: string, active: boolean): Promise<void> {
+  await db.query('UPDATE payout_providers SET active = $2, updated_at = now() WHERE payout_provider_id = $1', [payoutProviderId, active]);
+}

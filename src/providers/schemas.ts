@@ -97,3 +97,37 @@ export const ProviderParams = Type.Object(
   { payoutProviderId: Type.String({ minLength: 1, maxLength: 50 }) },
   { additionalProperties: false },
 );
+
+/** Exact decimal text of an amount, e.g. "500000.00" (the currency's minor unit is checked after). */
+const AmountText = Type.String({ pattern: '^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,6})?$', description: 'Exact decimal text, e.g. "15.00"' });
+/** A percentage as exact decimal text, e.g. "0.5" for 0.5 % (at most 100, checked after). */
+const PercentText = Type.String({ pattern: '^(0|[1-9][0-9]{0,2})(\\.[0-9]{1,4})?$', description: 'Percent as exact decimal text, e.g. "0.5"' });
+
+/** Items any provider array may hold: a provider is a page of data, not a database. */
+export const PROVIDER_ITEMS_MAX = 50;
+
+/**
+ * A provider as an operator writes it (npm run admin -- providers set --file): the record of
+ * GET /v2/payout-providers/{id} with its amounts as exact decimal text. Not served over HTTP.
+ */
+export const ProviderDocument = Type.Object(
+  {
+    ...summaryProperties,
+    payoutProviderId: Type.String({ pattern: '^[A-Z_]+$', minLength: 1, maxLength: 50 }),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    destinationMemberId: Type.String({ pattern: '^[A-Z0-9_]+$', minLength: 1, maxLength: 64 }),
+    currencies: Type.Array(Type.String({ pattern: '^[A-Z]{3}$' }), { minItems: 1, maxItems: 20, uniqueItems: true }),
+    payoutMethods: Type.Array(StringEnum(PAYOUT_METHODS), { minItems: 1, uniqueItems: true }),
+    segments: Type.Array(StringEnum(SEGMENTS), { minItems: 1, uniqueItems: true }),
+    limits: Type.Array(
+      Type.Object({ currency: Type.String(), minimumLimit: AmountText, maximumLimit: AmountText }, { additionalProperties: false }),
+      { minItems: 1, maxItems: PROVIDER_ITEMS_MAX },
+    ),
+    fees: Type.Array(
+      Type.Object({ currency: Type.String(), fixedFee: AmountText, percentageFee: PercentText }, { additionalProperties: false }),
+      { minItems: 1, maxItems: PROVIDER_ITEMS_MAX },
+    ),
+    fields: Type.Array(FieldRuleSchema, { maxItems: PROVIDER_ITEMS_MAX }),
+  },
+  { additionalProperties: false },
+);

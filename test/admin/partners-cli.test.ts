@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { ROOT, startTestService, type TestService } from '../support/service.ts';
 import { json } from '../support/http.ts';
 import { newKey, reportBody, sendReport } from '../support/partners.ts';
-import { auditFor } from '../../src/partners/repo.ts';
+import { auditFor } from '../../src/audit/repo.ts';
 
 const run = promisify(execFile);
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
