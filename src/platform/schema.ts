@@ -16,6 +16,13 @@ export function Nullable<T extends TSchema>(schema: T, options: Record<string, u
 /** Paging and sorting fields have defaults: optional to the caller, always there once validated. */
 type PagingField = 'page' | 'size' | 'sortField' | 'sortDirection';
 export type WithPagingDefaults<Q extends Partial<Record<PagingField, unknown>>> = Q & Required<Pick<Q, PagingField>>;
+const PAGING_FIELDS: readonly PagingField[] = ['page', 'size', 'sortField', 'sortDirection'];
+
+/** Validation (Ajv's useDefaults) filled in the paging defaults: this says so to the compiler, and checks it. */
+export function assertPagingDefaults<Q extends Partial<Record<PagingField, unknown>>>(query: Q): asserts query is WithPagingDefaults<Q> {
+  const missing = PAGING_FIELDS.find((field) => query[field] === undefined);
+  if (missing !== undefined) throw new Error(`${missing}: the schema's default was not applied`);
+}
 
 /**
  * A page of a list as the description gives it: the items under their own name (`payouts`,
