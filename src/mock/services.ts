@@ -41,7 +41,7 @@ export function createMockServices(settings: MockSettings, clock: Clock) {
       const checked = await payoutTerms(worldPayoutSources, memberId, input);
       if (!checked.ok) return checked;
       const expiryTime = expiryOf(clock.now(), settings.payoutExpiryHours);
-      return { ok: true, body: createResponseOf(randomUUID(), input, checked.terms, expiryTime), replayed: false };
+      return { ok: true, value: { body: createResponseOf(randomUUID(), input, checked.value, expiryTime), replayed: false } };
     },
   };
 

@@ -9,6 +9,11 @@ export function StringEnum<const T extends readonly string[]>(
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
+/** A reference to a named schema, typed as what that schema accepts (a bare Type.Ref is `unknown` to the compiler). */
+export function TypedRef<T>(id: string, options: Record<string, unknown> = {}): TUnsafe<T> {
+  return Type.Unsafe<T>(Type.Ref(id, options));
+}
+
 export function Nullable<T extends TSchema>(schema: T, options: Record<string, unknown> = {}) {
   return Type.Union([schema, Type.Null()], options);
 }
