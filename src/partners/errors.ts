@@ -6,6 +6,10 @@ import type { VerifyFailure } from './signatures.ts';
 export type IntakeRefusal = 'PAYOUT_NOT_FOUND' | 'REPORT_ID_REUSED';
 export type PartnerRefusal = IntakeRefusal | VerifyFailure;
 
+/** Operators' changes to partner connections and keys (the admin CLI words them; no HTTP operation answers them). */
+export type AdminRefusal =
+  | 'UNKNOWN_DESTINATION_MEMBER' | 'INVALID_BASE_URL' | 'INVALID_PUBLIC_KEY' | 'INVALID_KEY_ID' | 'KEY_ID_TAKEN' | 'KEY_NOT_FOUND' | 'KEY_ALREADY_RETIRED';
+
 const UNSIGNED = 'The request signature is missing or not valid.';
 
 export const PARTNER_REFUSALS = {
