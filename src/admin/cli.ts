@@ -9,6 +9,7 @@ import { createPool, type Db } from '../platform/database/pool.ts';
 import { resolveKeys } from '../platform/keys.ts';
 import { workerLogger } from '../platform/jobs.ts';
 import { createLogger } from '../platform/logger.ts';
+import type { Result } from '../platform/result.ts';
 import { createClientsService } from '../auth/clients.ts';
 import { createMembersService } from '../members/service.ts';
 import { auditorFor } from '../audit/repo.ts';
@@ -149,7 +150,7 @@ const REDELIVER_REFUSALS = {
   ENDPOINT_NOT_ENABLED: 'ENDPOINT_NOT_ENABLED: the delivery\'s endpoint is not enabled (run "webhooks enable ENDPOINT_ID" first)',
 } as const;
 
-function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: string; detail?: string }): T {
+function unwrap<T>(result: Result<T, string>): T {
   if (result.ok) return result.value;
   throw new CommandError(`${result.error}${result.detail ? `: ${result.detail}` : ''}`);
 }

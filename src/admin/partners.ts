@@ -4,7 +4,8 @@ import os from 'node:os';
 import fs from 'node:fs/promises';
 import type { Db } from '../platform/database/pool.ts';
 import type { Config } from '../platform/config.ts';
-import { createPartnersAdmin, type AdminError, type AdminResult } from '../partners/admin.ts';
+import { createPartnersAdmin, type AdminResult } from '../partners/admin.ts';
+import type { AdminRefusal } from '../partners/errors.ts';
 import { resolveServiceSigningKey, serviceKeySet } from '../partners/service-key.ts';
 
 export const PARTNERS_USAGE = `  partners list
@@ -31,7 +32,7 @@ export interface PartnerArgs {
 export class PartnersUsageError extends Error {}
 export class PartnersCommandError extends Error {}
 
-const REFUSALS: Record<AdminError, string> = {
+const REFUSALS: Record<AdminRefusal, string> = {
   UNKNOWN_DESTINATION_MEMBER: 'UNKNOWN_DESTINATION_MEMBER: no destination member has this id',
   INVALID_BASE_URL: 'INVALID_BASE_URL: an http(s) URL without credentials, query or fragment',
   INVALID_PUBLIC_KEY: 'INVALID_PUBLIC_KEY: an Ed25519 public key, PEM or 32 bytes in base64',

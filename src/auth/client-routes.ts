@@ -2,29 +2,25 @@
 // Stripe's API keys. The secret appears only in the answers to create and rotate.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError, errorResponses } from '../platform/http/errors.ts';
+import { errorResponses } from '../platform/http/errors.ts';
+import { refusalError } from '../platform/http/refusals.ts';
+import { noContent, typed } from '../platform/http/typed.ts';
+import { refuse } from '../platform/result.ts';
 import { memberOf } from './plugin.ts';
-import type { ClientError, ClientView, ClientsService } from './clients.ts';
+import type { ClientView, ClientsService } from './clients.ts';
 import { ClientIdParams, clientExample, CreateClientBody, OAuthClient, OAuthClientWithSecret } from './client-schemas.ts';
-import type { Scope } from './scopes.ts';
-
-const ERRORS: Record<ClientError, ApiError> = {
-  UNKNOWN_CLIENT: new ApiError('NOT_FOUND', 'No such client.', 'clientId'),
-  CLIENT_REVOKED: new ApiError('INVALID_STATE', 'The client is revoked.', 'clientId: state REVOKED'),
-  UNKNOWN_MEMBER: new ApiError('NOT_FOUND', 'No such member.', 'memberId'),
-  NOT_A_SOURCE_MEMBER: new ApiError('INVALID_STATE', 'Only source members have clients.', 'memberId'),
-  CLIENT_ID_TAKEN: new ApiError('INVALID_STATE', 'The client id is taken.', 'clientId'),
-};
+import { CLIENT_REFUSALS } from './errors.ts';
 
 // the response schema (OAuthClientWithSecret) serialises exactly its fields, as for the list
 const withSecret = (client: ClientView, secret: string) => ({ ...client, clientSecret: secret });
 
-export async function clientRoutes(app: FastifyInstance, opts: { clients: ClientsService }) {
+export async function clientRoutes(fastify: FastifyInstance, opts: { clients: ClientsService }) {
+  const app = typed(fastify);
   const { clients } = opts;
   /** The member's own client, or 404 exactly as for an unknown one. */
   const ownClient = async (memberId: string, clientId: string) => {
     const client = (await clients.list(memberId)).find((c) => c.clientId === clientId);
-    if (!client) throw ERRORS.UNKNOWN_CLIENT;
+    if (!client) throw refusalError(CLIENT_REFUSALS, refuse('UNKNOWN_CLIENT'));
     return client;
   };
 
@@ -41,9 +37,8 @@ export async function clientRoutes(app: FastifyInstance, opts: { clients: Client
       },
     },
     async (request, reply) => {
-      const body = request.body as { name?: string; scopes?: Scope[] };
-      const result = await clients.create({ memberId: memberOf(request).memberId, ...body });
-      if (!result.ok) throw ERRORS[result.error];
+      const result = await clients.create({ memberId: memberOf(request).memberId, ...request.body });
+      if (!result.ok) throw refusalError(CLIENT_REFUSALS, result);
       reply.code(201).header('location', `/v2/oauth-clients/${result.value.client.clientId}`);
       return withSecret(result.value.client, result.value.secret);
     },
@@ -75,10 +70,10 @@ export async function clientRoutes(app: FastifyInstance, opts: { clients: Client
       },
     },
     async (request) => {
-      const { clientId } = request.params as { clientId: string };
+      const { clientId } = request.params;
       await ownClient(memberOf(request).memberId, clientId);
       const result = await clients.rotate(clientId);
-      if (!result.ok) throw ERRORS[result.error];
+      if (!result.ok) throw refusalError(CLIENT_REFUSALS, result);
       return withSecret(result.value.client, result.value.secret);
     },
   );
@@ -96,11 +91,11 @@ export async function clientRoutes(app: FastifyInstance, opts: { clients: Client
       },
     },
     async (request, reply) => {
-      const { clientId } = request.params as { clientId: string };
+      const { clientId } = request.params;
       await ownClient(memberOf(request).memberId, clientId);
       const result = await clients.revoke(clientId);
-      if (!result.ok) throw ERRORS[result.error];
-      return reply.code(204).send();
+      if (!result.ok) throw refusalError(CLIENT_REFUSALS, result);
+      return noContent(reply);
     },
   );
 }

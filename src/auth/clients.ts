@@ -5,6 +5,8 @@ import * as members from '../members/repo.ts';
 import * as repo from './repo.ts';
 import { generateClientSecret, hashClientSecret, verifyClientSecret } from './secrets.ts';
 import { SCOPES, type Scope } from './scopes.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
+import type { ClientRefusal } from './errors.ts';
 
 export interface ClientView {
   clientId: string;
@@ -16,8 +18,6 @@ export interface ClientView {
   revokedAt: string | null;
 }
 
-export type ClientError = 'UNKNOWN_MEMBER' | 'NOT_A_SOURCE_MEMBER' | 'CLIENT_ID_TAKEN' | 'UNKNOWN_CLIENT' | 'CLIENT_REVOKED';
-export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
 
 export interface CreateClientInput {
   memberId: string;
@@ -51,10 +51,10 @@ export function createClientsService(deps: ClientsDeps) {
   const { db, clientSecretKey } = deps;
 
   return {
-    async create(input: CreateClientInput): Promise<Result<{ client: ClientView; secret: string }, ClientError>> {
+    async create(input: CreateClientInput): Promise<Result<{ client: ClientView; secret: string }, ClientRefusal>> {
       const member = await members.findMember(db, input.memberId);
-      if (!member) return { ok: false, error: 'UNKNOWN_MEMBER' };
-      if (member.kind !== 'SOURCE') return { ok: false, error: 'NOT_A_SOURCE_MEMBER' };
+      if (!member) return refuse('UNKNOWN_MEMBER');
+      if (member.kind !== 'SOURCE') return refuse('NOT_A_SOURCE_MEMBER');
       const clientId = input.clientId ?? `${member.memberId.toLowerCase().replace(/_/g, '-')}-${randomBytes(6).toString('hex')}`;
       const secret = input.secret ?? generateClientSecret();
       const inserted = await repo.insertClient(db, {
@@ -64,9 +64,9 @@ export function createClientsService(deps: ClientsDeps) {
         secretHash: hashClientSecret(clientSecretKey, secret),
         allowedScopes: input.scopes ?? [...SCOPES],
       });
-      if (!inserted) return { ok: false, error: 'CLIENT_ID_TAKEN' };
+      if (!inserted) return refuse('CLIENT_ID_TAKEN');
       const row = await repo.findClient(db, clientId);
-      return { ok: true, value: { client: view(row!), secret } };
+      return ok({ client: view(row!), secret });
     },
 
     async list(memberId?: string): Promise<ClientView[]> {
@@ -74,23 +74,23 @@ export function createClientsService(deps: ClientsDeps) {
     },
 
     /** A new secret replaces the old one at once; tokens already issued run to their expiry. */
-    async rotate(clientId: string, secret?: string): Promise<Result<{ client: ClientView; secret: string }, ClientError>> {
+    async rotate(clientId: string, secret?: string): Promise<Result<{ client: ClientView; secret: string }, ClientRefusal>> {
       const existing = await repo.findClient(db, clientId);
-      if (!existing) return { ok: false, error: 'UNKNOWN_CLIENT' };
-      if (existing.revokedAt) return { ok: false, error: 'CLIENT_REVOKED' };
+      if (!existing) return refuse('UNKNOWN_CLIENT');
+      if (existing.revokedAt) return refuse('CLIENT_REVOKED');
       const newSecret = secret ?? generateClientSecret();
       if (!(await repo.replaceSecret(db, clientId, hashClientSecret(clientSecretKey, newSecret)))) {
-        return { ok: false, error: 'CLIENT_REVOKED' };
+        return refuse('CLIENT_REVOKED');
       }
       deps.onChange?.(clientId);
-      return { ok: true, value: { client: view((await repo.findClient(db, clientId))!), secret: newSecret } };
+      return ok({ client: view((await repo.findClient(db, clientId))!), secret: newSecret });
     },
 
     /** A revoked client gets no new tokens, and its live tokens stop working (see auth/plugin.ts). */
-    async revoke(clientId: string): Promise<Result<ClientView, ClientError>> {
-      if (!(await repo.markRevoked(db, clientId))) return { ok: false, error: 'UNKNOWN_CLIENT' };
+    async revoke(clientId: string): Promise<Result<ClientView, ClientRefusal>> {
+      if (!(await repo.markRevoked(db, clientId))) return refuse('UNKNOWN_CLIENT');
       deps.onChange?.(clientId);
-      return { ok: true, value: view((await repo.findClient(db, clientId))!) };
+      return ok(view((await repo.findClient(db, clientId))!));
     },
 
     /** Active clients whose secret is one of the given (published) values. */

@@ -24,6 +24,11 @@ function parseForm(text: string): Parsed {
   return { ok: true, form };
 }
 
+/** The body as this context's form parser left it (anything else, NOT_A_FORM or none, is not a form). */
+function isParsedForm(body: unknown): body is Parsed {
+  return typeof body === 'object' && body !== null && 'ok' in body;
+}
+
 /** `client_id:client_secret` from an HTTP Basic header, each form-urlencoded first (RFC 6749 2.3.1). */
 export function basicCredentials(header: string | undefined): { clientId: string; clientSecret: string } | 'malformed' | undefined {
   if (header === undefined) return undefined;
@@ -99,10 +104,8 @@ export async function tokenRoutes(app: FastifyInstance, opts: { tokens: TokenSer
       validatorCompiler: () => () => true,
     },
     async (request, reply) => {
-      const body = request.body as Parsed | typeof NOT_A_FORM | undefined;
-      if (body === undefined || body === NOT_A_FORM) {
-        return oauthError(reply, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
-      }
+      const body = request.body;
+      if (!isParsedForm(body)) return oauthError(reply, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
       if (!body.ok) return oauthError(reply, 'invalid_request', body.description);
       const { form } = body;
       const basic = basicCredentials(request.headers.authorization);

@@ -1,11 +1,15 @@
 // GET /v2/events (scope member, extension of CONTRACT section 6).
 import type { FastifyInstance } from 'fastify';
-import { ApiError, errorResponses } from '../platform/http/errors.ts';
+import { errorResponses } from '../platform/http/errors.ts';
+import { refusalError } from '../platform/http/refusals.ts';
+import { typed } from '../platform/http/typed.ts';
 import { memberOf } from '../auth/plugin.ts';
 import type { EventsService } from './service.ts';
+import { EVENTS_REFUSALS } from './errors.ts';
 import { EventList, EventListQuery } from './schemas.ts';
 
-export async function eventRoutes(app: FastifyInstance, opts: { events: EventsService }) {
+export async function eventRoutes(fastify: FastifyInstance, opts: { events: EventsService }) {
+  const app = typed(fastify);
   app.get('/v2/events', {
     config: { scope: 'member' },
     schema: {
@@ -20,8 +24,8 @@ export async function eventRoutes(app: FastifyInstance, opts: { events: EventsSe
       response: { 200: EventList, ...errorResponses(400) },
     },
   }, async (request) => {
-    const result = await opts.events.list(memberOf(request).memberId, request.query as { after?: string; limit: number });
-    if (!result.ok) throw new ApiError('VALIDATION_ERROR', 'The cursor is not one of your events.', 'after: not one of your events');
+    const result = await opts.events.list(memberOf(request).memberId, request.query);
+    if (!result.ok) throw refusalError(EVENTS_REFUSALS, result);
     return { ...result.value, events: result.value.events.map((e) => ({ ...e, timestamp: e.timestamp.toISOString() })) };
   });
 }

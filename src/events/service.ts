@@ -5,6 +5,8 @@ import type { Queryable } from '../platform/database/pool.ts';
 import { isUuid } from '../platform/ids.ts';
 import type { Task } from 'graphile-worker';
 import * as repo from './repo.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
+import type { EventsRefusal } from './errors.ts';
 
 export const EVENTS_PAGE_SIZE_DEFAULT = 50;
 export const EVENTS_PAGE_SIZE_MAX = 100;
@@ -14,7 +16,7 @@ const PURGE_BATCH_SIZE_MAX = 5000;
 export const PURGE_EVENTS_TASK = 'events.purge';
 export const PURGE_EVENTS_CRON = '17 3 * * *';
 
-export type EventsPage = { ok: true; value: { events: repo.EventRecord[]; nextAfter: string | null } } | { ok: false; error: 'UNKNOWN_CURSOR' };
+export type EventsPage = Result<{ events: repo.EventRecord[]; nextAfter: string | null }, EventsRefusal>;
 
 export function createEventsService(deps: { db: Queryable }) {
   return {
@@ -23,11 +25,11 @@ export function createEventsService(deps: { db: Queryable }) {
       let from: { txid: string; seq: string } | undefined;
       if (query.after !== undefined) {
         from = isUuid(query.after) ? await repo.findPosition(deps.db, memberId, query.after) : undefined;
-        if (!from) return { ok: false, error: 'UNKNOWN_CURSOR' };
+        if (!from) return refuse('UNKNOWN_CURSOR');
       }
       const events = await repo.listEvents(deps.db, memberId, from, limit);
       // an empty page keeps the cursor where it was: ask again later with the same value
-      return { ok: true, value: { events, nextAfter: events.at(-1)?.eventId ?? query.after ?? null } };
+      return ok({ events, nextAfter: events.at(-1)?.eventId ?? query.after ?? null });
     },
   };
 }

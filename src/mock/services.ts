@@ -7,7 +7,9 @@ import type { Clock } from '../platform/clock.ts';
 import type { CreateResult } from '../payouts/create-payout.ts';
 import type { CreatePayoutInput } from '../payouts/input.ts';
 import { createResponseOf, expiryOf, payoutTerms } from '../payouts/payout-terms.ts';
-import { createRatePricer, rateRecord, type RateRecord, type RateRefusal } from '../settlements/rates.ts';
+import { createRatePricer, rateRecord, type RateRecord } from '../settlements/rates.ts';
+import type { RateRefusal } from '../settlements/errors.ts';
+import type { Result } from '../platform/result.ts';
 import { sandboxRateSource } from '../settlements/sandbox-rates.ts';
 import { refusalAnswer, settlementTerms, type CreateAnswer, type CreateSettlementInput } from '../settlements/settlement-terms.ts';
 import { settlementRecord } from '../settlements/views.ts';
@@ -29,7 +31,7 @@ export interface MockSettings {
   rateLockMinutes: number;
 }
 
-type RateResult = { ok: true; value: RateRecord } | { ok: false; code: RateRefusal; detail: string };
+type RateResult = Result<RateRecord, RateRefusal>;
 
 export function createMockServices(settings: MockSettings, clock: Clock) {
   const priceRate = createRatePricer({ source: sandboxRateSource, clock, lockMinutes: settings.rateLockMinutes, directory: worldDirectory });
@@ -39,7 +41,7 @@ export function createMockServices(settings: MockSettings, clock: Clock) {
       const checked = await payoutTerms(worldPayoutSources, memberId, input);
       if (!checked.ok) return checked;
       const expiryTime = expiryOf(clock.now(), settings.payoutExpiryHours);
-      return { ok: true, body: createResponseOf(randomUUID(), input, checked.terms, expiryTime), replayed: false };
+      return { ok: true, value: { body: createResponseOf(randomUUID(), input, checked.value, expiryTime), replayed: false } };
     },
   };
 
@@ -58,7 +60,7 @@ export function createMockServices(settings: MockSettings, clock: Clock) {
         return priced.ok ? { ...priced.value, rateId, usedBy: null } : undefined;
       };
       const checked = await settlementTerms({ directory: worldDirectory, findRate, clock }, memberId, input);
-      return checked.ok ? { ok: true, record: settlementRecord(checked.row), replayed: false } : refusalAnswer(checked.code, checked.detail);
+      return checked.ok ? { ok: true, record: settlementRecord(checked.value), replayed: false } : refusalAnswer(checked.error, checked.detail);
     },
   };
 

@@ -6,9 +6,10 @@ import { withTransaction } from '../platform/database/transaction.ts';
 import { parsePublicKey, rawPublicKey } from './signatures.ts';
 import * as repo from './repo.ts';
 import { auditorFor } from '../audit/repo.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
+import type { AdminRefusal } from './errors.ts';
 
-export type AdminError = 'UNKNOWN_DESTINATION_MEMBER' | 'INVALID_BASE_URL' | 'INVALID_PUBLIC_KEY' | 'INVALID_KEY_ID' | 'KEY_ID_TAKEN' | 'KEY_NOT_FOUND' | 'KEY_ALREADY_RETIRED';
-export type AdminResult<T> = { ok: true; value: T } | { ok: false; error: AdminError; detail?: string };
+export type AdminResult<T> = Result<T, AdminRefusal>;
 
 const KEY_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 const BASE_URL_LENGTH_MAX = 500;
@@ -37,41 +38,41 @@ export function createPartnersAdmin(deps: { db: Db; actor: string }) {
   return {
     async setConnection(memberId: string, baseUrlText: string, enabled: boolean): Promise<AdminResult<repo.ConnectionRow>> {
       const baseUrl = normaliseBaseUrl(baseUrlText);
-      if (baseUrl === undefined) return { ok: false, error: 'INVALID_BASE_URL', detail: 'an http(s) URL without credentials, query or fragment' };
+      if (baseUrl === undefined) return refuse('INVALID_BASE_URL', 'an http(s) URL without credentials, query or fragment');
       return withTransaction(deps.db, async (client) => {
-        if ((await repo.memberKind(client, memberId)) !== 'DESTINATION') return { ok: false, error: 'UNKNOWN_DESTINATION_MEMBER' };
+        if ((await repo.memberKind(client, memberId)) !== 'DESTINATION') return refuse('UNKNOWN_DESTINATION_MEMBER');
         const before = await repo.lockConnection(client, memberId);
         const after = await repo.upsertConnection(client, memberId, baseUrl, enabled);
         await audit(client, 'partners.connection.set', `member:${memberId}`, before, after);
-        return { ok: true, value: after };
+        return ok(after);
       });
     },
 
     async addKey(memberId: string, keyId: string, publicKeyText: string): Promise<AdminResult<KeyView>> {
-      if (!KEY_ID.test(keyId)) return { ok: false, error: 'INVALID_KEY_ID', detail: '1 to 100 of A-Z a-z 0-9 . _ : -' };
+      if (!KEY_ID.test(keyId)) return refuse('INVALID_KEY_ID', '1 to 100 of A-Z a-z 0-9 . _ : -');
       let raw: Buffer;
       try {
         raw = rawPublicKey(parsePublicKey(publicKeyText));
       } catch (error) {
-        return { ok: false, error: 'INVALID_PUBLIC_KEY', detail: (error as Error).message };
+        return refuse('INVALID_PUBLIC_KEY', (error as Error).message);
       }
       return withTransaction(deps.db, async (client) => {
-        if ((await repo.memberKind(client, memberId)) !== 'DESTINATION') return { ok: false, error: 'UNKNOWN_DESTINATION_MEMBER' };
+        if ((await repo.memberKind(client, memberId)) !== 'DESTINATION') return refuse('UNKNOWN_DESTINATION_MEMBER');
         const row = await repo.insertKey(client, keyId, memberId, raw);
-        if (!row) return { ok: false, error: 'KEY_ID_TAKEN' };
+        if (!row) return refuse('KEY_ID_TAKEN');
         await audit(client, 'partners.key.add', `key:${keyId}`, null, keyView(row));
-        return { ok: true, value: keyView(row) };
+        return ok(keyView(row));
       });
     },
 
     async retireKey(keyId: string): Promise<AdminResult<KeyView>> {
       return withTransaction(deps.db, async (client) => {
         const before = await repo.lockKey(client, keyId);
-        if (!before) return { ok: false, error: 'KEY_NOT_FOUND' };
-        if (before.status === 'RETIRED') return { ok: false, error: 'KEY_ALREADY_RETIRED' };
+        if (!before) return refuse('KEY_NOT_FOUND');
+        if (before.status === 'RETIRED') return refuse('KEY_ALREADY_RETIRED');
         const after = await repo.retireKey(client, keyId);
         await audit(client, 'partners.key.retire', `key:${keyId}`, keyView(before), keyView(after));
-        return { ok: true, value: keyView(after) };
+        return ok(keyView(after));
       });
     },
 

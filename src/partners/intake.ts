@@ -9,9 +9,10 @@ import { PARTNER_REPORT_TASK } from '../payouts/task-names.ts';
 import type { PartnerReport as AppliedReport, ReportedStatus } from '../payouts/partner-report.ts';
 import type { PartnerReport, PartnerReportAnswer, ReportStatus } from './protocol.ts';
 import * as repo from './repo.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
+import type { IntakeRefusal } from './errors.ts';
 
-export type IntakeError = 'PAYOUT_NOT_FOUND' | 'REPORT_ID_REUSED';
-export type IntakeResult = { ok: true; value: PartnerReportAnswer } | { ok: false; error: IntakeError };
+export type IntakeResult = Result<PartnerReportAnswer, IntakeRefusal>;
 
 const PAYOUT_STATUS_OF: Record<ReportStatus, ReportedStatus> = {
   PAID: 'PRCD',
@@ -36,12 +37,12 @@ function sameReport(row: repo.ReportRow, report: PartnerReport): boolean {
 }
 
 async function record(client: DbClient, memberId: string, report: PartnerReport): Promise<IntakeResult> {
-  if ((await repo.payoutDestination(client, report.payoutId)) !== memberId) return { ok: false, error: 'PAYOUT_NOT_FOUND' };
+  if ((await repo.payoutDestination(client, report.payoutId)) !== memberId) return refuse('PAYOUT_NOT_FOUND');
   const inserted = await repo.insertReport(client, { memberId, ...report, rejectReason: report.rejectReason, cashoutStatus: report.cashoutStatus }, false);
   if (!inserted) {
     const first = (await repo.findReport(client, memberId, report.reportId))!;
-    if (!sameReport(first, report)) return { ok: false, error: 'REPORT_ID_REUSED' };
-    return { ok: true, value: { reportId: first.reportId, payoutId: first.payoutId, applied: first.applied } };
+    if (!sameReport(first, report)) return refuse('REPORT_ID_REUSED');
+    return ok({ reportId: first.reportId, payoutId: first.payoutId, applied: first.applied });
   }
   const applied = await repo.advanceReportHead(client, report.payoutId, report.sequence);
   if (applied) {
@@ -51,7 +52,7 @@ async function record(client: DbClient, memberId: string, report: PartnerReport)
       queueName: `partner-report:${report.payoutId}`,
     });
   }
-  return { ok: true, value: { reportId: report.reportId, payoutId: report.payoutId, applied } };
+  return ok({ reportId: report.reportId, payoutId: report.payoutId, applied });
 }
 
 export function createIntake(deps: { db: Db }) {

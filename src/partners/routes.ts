@@ -2,33 +2,23 @@
 // /openapi.json and its generated client): report intake, the service's public keys and the
 // protocol's own OpenAPI document. Every intake request is signed (partners/signatures.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import type { Db } from '../platform/database/pool.ts';
-import { ApiError } from '../platform/http/errors.ts';
+import { refusalError } from '../platform/http/refusals.ts';
+import { typed } from '../platform/http/typed.ts';
 import { PartnerReport, PartnerReportAnswer, ServiceKeys } from './protocol.ts';
-import { verifyRequest, type VerifyFailure } from './signatures.ts';
-import type { Intake, IntakeError } from './intake.ts';
+import { verifyRequest } from './signatures.ts';
+import type { Intake } from './intake.ts';
+import { PARTNER_REFUSALS } from './errors.ts';
 import type { ServiceSigningKey } from './service-key.ts';
 import { serviceKeySet } from './service-key.ts';
 import { partnerApiDocument } from './openapi.ts';
 import { partnerKeyLookup } from './keys.ts';
 
-const SIGNATURE_DETAIL: Record<VerifyFailure, string> = {
-  SIGNATURE_MISSING: 'Signature: the Signature and Signature-Input headers are required',
-  UNKNOWN_KEY: 'Signature-Input: keyid is not an active partner key',
-  SIGNATURE_INVALID: 'Signature: does not verify over the covered components',
-  SIGNATURE_EXPIRED: 'Signature-Input: created is too old or in the future',
-  DIGEST_MISMATCH: 'Content-Digest: missing, or not the sha-256 of the body',
-};
-
-const INTAKE_ERRORS: Record<IntakeError, () => ApiError> = {
-  PAYOUT_NOT_FOUND: () => new ApiError('NOT_FOUND', 'No payout of this partner has this id.', 'payoutId: unknown to this partner'),
-  REPORT_ID_REUSED: () => new ApiError('IDEMPOTENCY_KEY_REUSED', 'This reportId was used for another report.', 'reportId: already used with another payoutId, status or sequence'),
-};
-
 /** The schema without its $id, for use inline in a route (the document references it by name). */
-function inline(schema: object): Record<string, unknown> {
-  const { $id: _id, ...rest } = schema as Record<string, unknown>;
-  return rest;
+function inline<T extends TSchema>(schema: T): T {
+  const { $id: _id, ...rest } = schema as T & { $id?: string };
+  return rest as T;
 }
 
 declare module 'fastify' {
@@ -38,7 +28,8 @@ declare module 'fastify' {
   }
 }
 
-export async function partnerRoutes(app: FastifyInstance, options: { db: Db; intake: Intake; serviceKey: ServiceSigningKey }) {
+export async function partnerRoutes(fastify: FastifyInstance, options: { db: Db; intake: Intake; serviceKey: ServiceSigningKey }) {
+  const app = typed(fastify);
   const lookup = partnerKeyLookup(options.db);
   const authenticate = async (request: FastifyRequest) => {
     const result = await verifyRequest({
@@ -47,7 +38,7 @@ export async function partnerRoutes(app: FastifyInstance, options: { db: Db; int
       headers: request.headers,
       rawBody: request.rawBody,
     }, lookup);
-    if (!result.ok) throw new ApiError('UNAUTHORIZED', 'The request signature is missing or not valid.', SIGNATURE_DETAIL[result.error]);
+    if (!result.ok) throw refusalError(PARTNER_REFUSALS, result);
     request.partnerMemberId = result.key.memberId;
   };
 
@@ -56,8 +47,8 @@ export async function partnerRoutes(app: FastifyInstance, options: { db: Db; int
     preValidation: authenticate,
     schema: { hide: true, body: inline(PartnerReport), response: { 200: inline(PartnerReportAnswer) } },
   }, async (request) => {
-    const result = await options.intake.receive(request.partnerMemberId!, request.body as PartnerReport);
-    if (!result.ok) throw INTAKE_ERRORS[result.error]();
+    const result = await options.intake.receive(request.partnerMemberId!, request.body);
+    if (!result.ok) throw refusalError(PARTNER_REFUSALS, result);
     return result.value;
   });
 

@@ -14,23 +14,22 @@ import { forRail } from './for-rail.ts';
 import { applyPartnerStatus } from './doubt.ts';
 import { parkForReview, type Alarm } from './review.ts';
 import { CANCEL_TASK } from './task-names.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
 
-export type CancelResult =
-  | { ok: true; view: { payoutStatus: PayoutStatus; payoutCancellationStatus: CancellationStatus } }
-  | { ok: false; code: 'NOT_FOUND' | 'INVALID_STATE'; detail: string };
+export type CancelResult = Result<{ payoutStatus: PayoutStatus; payoutCancellationStatus: CancellationStatus }, 'NOT_FOUND' | 'INVALID_STATE'>;
 
 export async function requestCancellation(db: Db, memberId: string, payoutId: string, reason: string): Promise<CancelResult> {
   return withTransaction(db, async (client): Promise<CancelResult> => {
     const locked = await repo.findPayout(client, memberId, payoutId, true);
-    if (!locked) return { ok: false, code: 'NOT_FOUND', detail: `payoutId: ${payoutId}` };
-    if (locked.cancellationStatus === 'PNDG') return { ok: true, view: { payoutStatus: locked.payoutStatus, payoutCancellationStatus: 'PNDG' } };
+    if (!locked) return refuse('NOT_FOUND', `payoutId: ${payoutId}`);
+    if (locked.cancellationStatus === 'PNDG') return ok({ payoutStatus: locked.payoutStatus, payoutCancellationStatus: 'PNDG' });
     if (!CANCELLABLE.includes(locked.payoutStatus) || locked.cancellationStatus !== null) {
-      return { ok: false, code: 'INVALID_STATE', detail: `payoutStatus: ${locked.payoutStatus}` };
+      return refuse('INVALID_STATE', `payoutStatus: ${locked.payoutStatus}`);
     }
     const changed = await changeCancellation(client, locked, 'REQUESTED', { cancellationReason: reason });
-    if (!changed.ok) return { ok: false, code: 'INVALID_STATE', detail: `payoutStatus: ${locked.payoutStatus}` };
+    if (!changed.ok) return refuse('INVALID_STATE', `payoutStatus: ${locked.payoutStatus}`);
     await enqueueJob(client, CANCEL_TASK, { payoutId }, { jobKey: `payout-cancel:${payoutId}`, maxAttempts: CANCEL_ATTEMPTS_MAX });
-    return { ok: true, view: { payoutStatus: changed.row.payoutStatus, payoutCancellationStatus: 'PNDG' } };
+    return ok({ payoutStatus: changed.row.payoutStatus, payoutCancellationStatus: 'PNDG' });
   });
 }
 

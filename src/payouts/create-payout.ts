@@ -17,16 +17,14 @@ import type { ProvidersService } from '../providers/service.ts';
 import type { CreatePayoutInput } from './input.ts';
 import * as repo from './repo.ts';
 import { statusEvent } from './apply.ts';
-import { createResponseOf, expiryOf, payoutTerms, type PayoutRuleSources, type TermsRefusal } from './payout-terms.ts';
+import { createResponseOf, expiryOf, payoutTerms, type PayoutRuleSources } from './payout-terms.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
+import type { CreateRefusal } from './errors.ts';
+import type { CreatePayoutResponse } from './schemas.ts';
 import { fullName } from './names.ts';
 
-export type CreateErrorCode = TermsRefusal | 'INSUFFICIENT_PREFUND' | 'DUPLICATE_SOURCE_MEMBER_PAYOUT_ID';
-
-export type CreateResult =
-  | { ok: true; body: Record<string, unknown>; replayed: boolean }
-  | { ok: false; code: CreateErrorCode; detail: string };
-
-const fail = (code: CreateErrorCode, detail: string): CreateResult => ({ ok: false, code, detail });
+/** The creation's answer (the stored one when replayed), or the refusal. */
+export type CreateResult = Result<{ body: CreatePayoutResponse; replayed: boolean }, CreateRefusal>;
 
 const BATCH_SIZE_MAX = 100;
 /**
@@ -69,12 +67,12 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
   async function price(memberId: string, input: CreatePayoutInput, digest: string): Promise<Priced | CreateResult> {
     const checked = await payoutTerms(sources, memberId, input);
     if (!checked.ok) return checked;
-    const { provider, method, segment, amountMinor: amount, feeMinor: fee } = checked.terms;
+    const { provider, method, segment, amountMinor: amount, feeMinor: fee } = checked.value;
     const currency = input.destinationCcy;
     const payoutId = randomUUID();
     const now = deps.clock.now();
     const expiry = expiryOf(now, deps.expiryHours);
-    const createResponse = createResponseOf(payoutId, input, checked.terms, expiry);
+    const createResponse = createResponseOf(payoutId, input, checked.value, expiry);
     const beneficiaryName = createResponse.beneficiaryName;
     const prefund = prefundAccount(memberId, provider.destinationMemberId, currency);
     const reservation: TransferGroup = [
@@ -130,8 +128,8 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
   async function replayOrRefuse(memberId: string, input: CreatePayoutInput, digest: string): Promise<CreateResult | undefined> {
     const existing = await repo.findBySourceMemberPayoutId(deps.db, memberId, input.sourceMemberPayoutId);
     if (!existing) return undefined;
-    if (existing.requestFingerprint === digest) return { ok: true, body: existing.createResponse, replayed: true };
-    return fail('DUPLICATE_SOURCE_MEMBER_PAYOUT_ID', `sourceMemberPayoutId: ${input.sourceMemberPayoutId} was used for a different request`);
+    if (existing.requestFingerprint === digest) return ok({ body: existing.createResponse, replayed: true });
+    return refuse('DUPLICATE_SOURCE_MEMBER_PAYOUT_ID', `sourceMemberPayoutId: ${input.sourceMemberPayoutId} was used for a different request`);
   }
 
   return {
@@ -143,9 +141,9 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
       const priced = await price(memberId, input, digest);
       if (!('payout' in priced)) return (await replayOrRefuse(memberId, input, digest)) ?? priced;
       const outcome = await batcher.submit(priced);
-      if (outcome.kind === 'CREATED') return { ok: true, body: priced.payout.createResponse, replayed: false };
+      if (outcome.kind === 'CREATED') return ok({ body: priced.payout.createResponse, replayed: false });
       if (outcome.kind === 'INSUFFICIENT') {
-        return fail('INSUFFICIENT_PREFUND', `payoutAmt: payoutAmt + transferFee exceeds your available prefund at ${priced.payout.destinationMemberId}`);
+        return refuse('INSUFFICIENT_PREFUND', `payoutAmt: payoutAmt + transferFee exceeds your available prefund at ${priced.payout.destinationMemberId}`);
       }
       const existing = await replayOrRefuse(memberId, input, digest);
       if (!existing) throw new Error('payout reported as existing but not found');

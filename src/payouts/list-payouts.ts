@@ -7,6 +7,7 @@ import { PAYOUT_STATUSES } from './lifecycle.ts';
 import { listPayoutRows, type PayoutListFilter, type PayoutListOrder, type TimeRange } from './list-repo.ts';
 import { PAGE_MAX, PAGE_SIZE_MAX, SORT_FIELDS, type PayoutListQuery } from './list-schemas.ts';
 import { payoutRecord } from './views.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
 
 const DAY_MS = 86_400_000;
 const ALPHA_2 = /^[A-Za-z]{2}$/;
@@ -55,13 +56,11 @@ export type PayoutListBody = {
   totalRecords: number;
 };
 
-export type PayoutListResult =
-  | { ok: true; body: PayoutListBody }
-  | { ok: false; code: 'VALIDATION_ERROR'; detail: string };
+export type PayoutListResult = Result<PayoutListBody, 'VALIDATION_ERROR'>;
 
 type Criteria = { filter: PayoutListFilter; order: PayoutListOrder; matchesNothing: boolean };
 
-const invalid = (detail: string) => ({ ok: false as const, code: 'VALIDATION_ERROR' as const, detail });
+const invalid = (detail: string) => refuse('VALIDATION_ERROR', detail);
 
 /** The query as SQL-ready criteria, or the first parameter that is not valid. */
 function criteriaOf(memberId: string, query: PayoutListQuery): Criteria | PayoutListResult {
@@ -110,8 +109,5 @@ export async function listPayouts(db: Queryable, memberId: string, query: Payout
     ? { rows: [], totalRecords: 0 }
     : await listPayoutRows(db, criteria.filter, criteria.order, { limit: size, offset: page * size });
   if (rows.length > size || rows.length > totalRecords) throw new Error('payout list: the page holds more rows than asked for or counted');
-  return {
-    ok: true,
-    body: { payouts: rows.map(payoutRecord), page, size, totalPages: Math.ceil(totalRecords / size), totalRecords },
-  };
+  return ok({ payouts: rows.map(payoutRecord), page, size, totalPages: Math.ceil(totalRecords / size), totalRecords });
 }

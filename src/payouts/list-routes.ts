@@ -1,9 +1,13 @@
 // GET /v2/payouts (scope payouts): the caller's payouts, a page at a time.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../platform/database/pool.ts';
-import { ApiError, errorResponses } from '../platform/http/errors.ts';
+import { errorResponses } from '../platform/http/errors.ts';
+import { refusalError } from '../platform/http/refusals.ts';
+import { typed } from '../platform/http/typed.ts';
+import { assertPagingDefaults } from '../platform/schema.ts';
 import { memberOf } from '../auth/plugin.ts';
 import { listPayouts } from './list-payouts.ts';
+import { PAYOUT_REFUSALS } from './errors.ts';
 import { PAGE_SIZE_MAX, PayoutList, PayoutListQuery } from './list-schemas.ts';
 
 const DESCRIPTION =
@@ -16,7 +20,8 @@ const DESCRIPTION =
   'single spaces), case-insensitively, `%` and `_` being ordinary characters; `beneficiaryCountry` takes the alpha-2 or the ' +
   'ISO 3166-1 numeric code (484 = MX).';
 
-export async function payoutListRoutes(app: FastifyInstance, opts: { db: Db }) {
+export async function payoutListRoutes(fastify: FastifyInstance, opts: { db: Db }) {
+  const app = typed(fastify);
   app.get('/v2/payouts', {
     config: { scope: 'payouts' },
     schema: {
@@ -27,8 +32,10 @@ export async function payoutListRoutes(app: FastifyInstance, opts: { db: Db }) {
       response: { 200: PayoutList, ...errorResponses(400) },
     },
   }, async (request) => {
-    const result = await listPayouts(opts.db, memberOf(request).memberId, request.query as PayoutListQuery);
-    if (!result.ok) throw new ApiError(result.code, 'The request is not valid.', result.detail);
-    return result.body;
+    const { query } = request;
+    assertPagingDefaults(query);
+    const result = await listPayouts(opts.db, memberOf(request).memberId, query);
+    if (!result.ok) throw refusalError(PAYOUT_REFUSALS, result);
+    return result.value;
   });
 }

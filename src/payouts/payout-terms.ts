@@ -10,8 +10,10 @@ import type { PayoutMethod, Provider, Segment } from '../providers/model.ts';
 import type { CreatePayoutInput } from './input.ts';
 import { fullName } from './names.ts';
 import { links } from './views.ts';
+import type { CreatePayoutResponse } from './schemas.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
+import type { TermsRefusal } from './errors.ts';
 
-export type TermsRefusal = 'VALIDATION_ERROR' | 'UNKNOWN_PAYOUT_PROVIDER' | 'UNSUPPORTED_CURRENCY' | 'UNSUPPORTED_PAYOUT_METHOD' | 'LIMIT_EXCEEDED';
 
 export interface PayoutTerms {
   provider: Provider;
@@ -21,15 +23,13 @@ export interface PayoutTerms {
   feeMinor: bigint;
 }
 
-export type TermsResult = { ok: true; terms: PayoutTerms } | { ok: false; code: TermsRefusal; detail: string };
+export type TermsResult = Result<PayoutTerms, TermsRefusal>;
 
 /** Where the rules read the catalogue and the corridors (the database's caches, or the sandbox world). */
 export interface PayoutRuleSources {
   findProvider(payoutProviderId: string): Promise<Provider | undefined>;
   corridors(sourceMemberId: string, destinationMemberId: string): Promise<CorridorTerms[]>;
 }
-
-const refuse = (code: TermsRefusal, detail: string): TermsResult => ({ ok: false, code, detail });
 
 /** The checks in the contract's order; the first that fails is the answer. */
 export async function payoutTerms(sources: PayoutRuleSources, memberId: string, input: CreatePayoutInput): Promise<TermsResult> {
@@ -61,7 +61,7 @@ export async function payoutTerms(sources: PayoutRuleSources, memberId: string, 
     const range = limit ? `between ${limit.minimumLimit} and ${limit.maximumLimit} ${currency}` : `within the provider's limits`;
     return refuse('LIMIT_EXCEEDED', `payoutAmt: must be ${range}`);
   }
-  return { ok: true, terms: { provider, method, segment, amountMinor: amount.minor, feeMinor: feeOf(provider, currency, amount.minor) } };
+  return ok({ provider, method, segment, amountMinor: amount.minor, feeMinor: feeOf(provider, currency, amount.minor) });
 }
 
 /** The provider's fixed fee plus its percentage of the amount (half-up), in minor units. */
@@ -77,7 +77,7 @@ function feeOf(provider: Provider, currency: string, amountMinor: bigint): bigin
 export const expiryOf = (creationTime: Date, expiryHours: number): Date => new Date(creationTime.getTime() + expiryHours * 3_600_000);
 
 /** The 201 answer to a creation (kept with the payout, and replayed as it was). */
-export function createResponseOf(payoutId: string, input: CreatePayoutInput, terms: PayoutTerms, expiryTime: Date) {
+export function createResponseOf(payoutId: string, input: CreatePayoutInput, terms: PayoutTerms, expiryTime: Date): CreatePayoutResponse {
   const currency = input.destinationCcy;
   return {
     payoutId,

@@ -6,23 +6,22 @@ import * as repo from './repo.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { createAnswerApplier, forRail, submitAndApply, type SubmissionDeps } from './submission.ts';
 import { processView } from './views.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
 
-export type ProcessResult =
-  | { ok: true; view: ReturnType<typeof processView> }
-  | { ok: false; code: 'NOT_FOUND' | 'INVALID_STATE' | 'NO_RAIL'; detail: string };
+export type ProcessResult = Result<ReturnType<typeof processView>, 'NOT_FOUND' | 'INVALID_STATE' | 'NO_RAIL'>;
 
 const WAIT_FOR_OTHER_SUBMISSION_MS = 5000;
 const WAIT_STEP_MS = 25;
 
 export type ProcessDeps = SubmissionDeps;
 
-function refuse(row: repo.PayoutRow, now: Date): ProcessResult {
+function notProcessable(row: repo.PayoutRow, now: Date): ProcessResult {
   const detail = row.cancellationStatus === 'PNDG'
     ? 'payoutCancellationStatus: PNDG (a cancellation is pending)'
     : row.payoutStatus === 'ACCP' && row.expiryTime <= now
       ? `expiryTime: ${row.expiryTime.toISOString()} has passed`
       : `payoutStatus: ${row.payoutStatus}`;
-  return { ok: false, code: 'INVALID_STATE', detail };
+  return refuse('INVALID_STATE', detail);
 }
 
 export function createPayoutProcessor(deps: ProcessDeps) {
@@ -52,18 +51,18 @@ export function createPayoutProcessor(deps: ProcessDeps) {
       const claimed = await claim(memberId, payoutId);
       if (claimed && !deps.rails.railFor(forRail(claimed))) {
         await repo.releaseClaim(deps.db, payoutId);
-        return { ok: false, code: 'NO_RAIL', detail: `payoutProviderId: ${claimed.payoutProviderId} has no connected partner` };
+        return refuse('NO_RAIL', `payoutProviderId: ${claimed.payoutProviderId} has no connected partner`);
       }
-      if (claimed) return { ok: true, view: processView(await submitAndApply(deps, claimed, applyAnswer)) };
+      if (claimed) return ok(processView(await submitAndApply(deps, claimed, applyAnswer)));
       const current = await repo.findPayout(deps.db, memberId, payoutId);
-      if (!current) return { ok: false, code: 'NOT_FOUND', detail: `payoutId: ${payoutId}` };
-      if (PROCESS_ANSWERS.includes(current.payoutStatus)) return { ok: true, view: processView(current) };
+      if (!current) return refuse('NOT_FOUND', `payoutId: ${payoutId}`);
+      if (PROCESS_ANSWERS.includes(current.payoutStatus)) return ok(processView(current));
       const now = deps.clock.now();
-      if (current.payoutStatus !== 'ACCP' || current.cancellationStatus !== null || current.expiryTime <= now) return refuse(current, now);
+      if (current.payoutStatus !== 'ACCP' || current.cancellationStatus !== null || current.expiryTime <= now) return notProcessable(current, now);
       const after = await awaitOther(memberId, payoutId);
-      if (!after) return { ok: false, code: 'NOT_FOUND', detail: `payoutId: ${payoutId}` };
-      if (after.payoutStatus === 'ACCP' && after.submissionState === 'NONE') return refuse(after, deps.clock.now());
-      return { ok: true, view: processView(after) };
+      if (!after) return refuse('NOT_FOUND', `payoutId: ${payoutId}`);
+      if (after.payoutStatus === 'ACCP' && after.submissionState === 'NONE') return notProcessable(after, deps.clock.now());
+      return ok(processView(after));
     },
   };
 }

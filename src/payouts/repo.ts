@@ -4,6 +4,8 @@ import type { Queryable } from '../platform/database/pool.ts';
 import type { CancellationStatus, PayoutStatus, SubmissionState } from './lifecycle.ts';
 import type { PayoutMethod, Segment } from '../providers/model.ts';
 import type { NewEvent } from '../events/repo.ts';
+import type { CreatePayoutResponse } from './schemas.ts';
+
 
 export interface PayoutRow {
   payoutId: string;
@@ -37,7 +39,8 @@ export interface PayoutRow {
   rejectionTime: Date | null;
   cancellationTime: Date | null;
   eventSequence: number;
-  createResponse: Record<string, unknown>;
+  /** The 201 answer as first given, replayed for the same request. */
+  createResponse: CreatePayoutResponse;
 }
 
 const COLUMNS = `payout_id AS "payoutId", source_member_id AS "sourceMemberId", source_member_payout_id AS "sourceMemberPayoutId",
@@ -97,7 +100,7 @@ export async function readPayout(db: Queryable, payoutId: string): Promise<Payou
 }
 
 export async function findBySourceMemberPayoutId(db: Queryable, memberId: string, sourceMemberPayoutId: string) {
-  const { rows } = await db.query<{ payoutId: string; requestFingerprint: string; createResponse: Record<string, unknown> }>({
+  const { rows } = await db.query<{ payoutId: string; requestFingerprint: string; createResponse: CreatePayoutResponse }>({
     name: 'payouts-by-source-id',
     text: `SELECT payout_id AS "payoutId", request_fingerprint AS "requestFingerprint", create_response AS "createResponse"
        FROM payouts WHERE source_member_id = $1 AND source_member_payout_id = $2`,

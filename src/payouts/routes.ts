@@ -1,36 +1,20 @@
 // The payout area's HTTP operations (scope payouts) and its sandbox control.
 import type { FastifyInstance } from 'fastify';
-import { ApiError, errorResponses, type ErrorCode } from '../platform/http/errors.ts';
+import { errorResponses } from '../platform/http/errors.ts';
+import { refusalError } from '../platform/http/refusals.ts';
+import { typed } from '../platform/http/typed.ts';
+import { refuse } from '../platform/result.ts';
 import { memberOf } from '../auth/plugin.ts';
-import type { CreateErrorCode } from './create-payout.ts';
-import type { CreatePayoutInput } from './input.ts';
-import type { PartnerReport } from './partner-report.ts';
 import type { PayoutsService } from './service.ts';
+import { PAYOUT_REFUSALS } from './errors.ts';
 import {
   CancelBody, CancelResponse, CreatePayoutBody, CreatePayoutResponse, PayoutParams, PayoutStatusResponse, ProcessResponse, SimulateBody,
 } from './schemas.ts';
 
-type Refusal = CreateErrorCode | 'NOT_FOUND' | 'INVALID_STATE' | 'NO_RAIL';
+const notFound = (payoutId: string) => refusalError(PAYOUT_REFUSALS, refuse('NOT_FOUND', `payoutId: ${payoutId}`));
 
-const CODE_OF: Partial<Record<Refusal, ErrorCode>> = { NO_RAIL: 'SERVICE_UNAVAILABLE' };
-
-const MESSAGES: Record<Refusal, string> = {
-  NO_RAIL: 'The payout partner is not reachable; the payout was not sent.',
-  VALIDATION_ERROR: 'The request is not valid.',
-  UNKNOWN_PAYOUT_PROVIDER: 'No such payout provider for you.',
-  UNSUPPORTED_CURRENCY: 'The payout provider does not pay out in this currency.',
-  UNSUPPORTED_PAYOUT_METHOD: 'The payout provider does not offer this payout method.',
-  LIMIT_EXCEEDED: 'The amount is outside the payout provider\'s limits.',
-  INSUFFICIENT_PREFUND: 'Not enough available prefund for this payout and its fee.',
-  DUPLICATE_SOURCE_MEMBER_PAYOUT_ID: 'This sourceMemberPayoutId was already used for a different payout.',
-  NOT_FOUND: 'No such payout.',
-  INVALID_STATE: 'The payout\'s current state does not allow this.',
-};
-
-const refusal = (code: Refusal, detail: string) => new ApiError(CODE_OF[code] ?? (code as ErrorCode), MESSAGES[code], detail);
-const notFound = (payoutId: string) => refusal('NOT_FOUND', `payoutId: ${payoutId}`);
-
-export async function payoutRoutes(app: FastifyInstance, opts: { payouts: PayoutsService; sandbox: boolean }) {
+export async function payoutRoutes(fastify: FastifyInstance, opts: { payouts: PayoutsService; sandbox: boolean }) {
+  const app = typed(fastify);
   const { payouts } = opts;
   const tags = ['Payouts'];
 
@@ -51,18 +35,19 @@ export async function payoutRoutes(app: FastifyInstance, opts: { payouts: Payout
       response: { 201: CreatePayoutResponse, ...errorResponses(400, 409, 413, 415, 422, 503) },
     },
   }, async (request, reply) => {
-    const result = await payouts.create(memberOf(request).memberId, request.body as CreatePayoutInput);
-    if (!result.ok) throw refusal(result.code, result.detail);
-    reply.code(201).header('location', (result.body['links'] as { details: string }).details);
-    if (result.replayed) reply.header('idempotent-replayed', 'true');
-    return result.body;
+    const result = await payouts.create(memberOf(request).memberId, request.body);
+    if (!result.ok) throw refusalError(PAYOUT_REFUSALS, result);
+    const { body, replayed } = result.value;
+    reply.code(201).header('location', body.links.details);
+    if (replayed) reply.header('idempotent-replayed', 'true');
+    return body;
   });
 
   app.get('/v2/payouts/:payoutId', {
     config: { scope: 'payouts' },
     schema: { summary: 'Get a payout', tags, params: PayoutParams, response: { 200: { $ref: 'Payout' }, ...errorResponses(404) } },
   }, async (request) => {
-    const { payoutId } = request.params as { payoutId: string };
+    const { payoutId } = request.params;
     const record = await payouts.get(memberOf(request).memberId, payoutId);
     if (!record) throw notFound(payoutId);
     return record;
@@ -72,7 +57,7 @@ export async function payoutRoutes(app: FastifyInstance, opts: { payouts: Payout
     config: { scope: 'payouts' },
     schema: { summary: 'Get a payout\'s status', tags, params: PayoutParams, response: { 200: PayoutStatusResponse, ...errorResponses(404) } },
   }, async (request) => {
-    const { payoutId } = request.params as { payoutId: string };
+    const { payoutId } = request.params;
     const status = await payouts.status(memberOf(request).memberId, payoutId);
     if (!status) throw notFound(payoutId);
     return status;
@@ -91,10 +76,9 @@ export async function payoutRoutes(app: FastifyInstance, opts: { payouts: Payout
       response: { 200: ProcessResponse, ...errorResponses(404, 409, 503) },
     },
   }, async (request) => {
-    const { payoutId } = request.params as { payoutId: string };
-    const result = await payouts.process(memberOf(request).memberId, payoutId);
-    if (!result.ok) throw refusal(result.code, result.detail);
-    return result.view;
+    const result = await payouts.process(memberOf(request).memberId, request.params.payoutId);
+    if (!result.ok) throw refusalError(PAYOUT_REFUSALS, result);
+    return result.value;
   });
 
   app.post('/v2/payouts/:payoutId/cancel', {
@@ -111,11 +95,9 @@ export async function payoutRoutes(app: FastifyInstance, opts: { payouts: Payout
       response: { 202: CancelResponse, ...errorResponses(400, 404, 409, 413, 415, 503) },
     },
   }, async (request, reply) => {
-    const { payoutId } = request.params as { payoutId: string };
-    const { cancellationReason } = request.body as { cancellationReason: string };
-    const result = await payouts.cancel(memberOf(request).memberId, payoutId, cancellationReason);
-    if (!result.ok) throw refusal(result.code, result.detail);
-    return reply.code(202).send(result.view);
+    const result = await payouts.cancel(memberOf(request).memberId, request.params.payoutId, request.body.cancellationReason);
+    if (!result.ok) throw refusalError(PAYOUT_REFUSALS, result);
+    return reply.code(202).send(result.value);
   });
 
   if (!opts.sandbox) return;
@@ -130,9 +112,8 @@ export async function payoutRoutes(app: FastifyInstance, opts: { payouts: Payout
       response: { 200: { $ref: 'Payout' }, ...errorResponses(400, 404, 409, 413, 415, 503) },
     },
   }, async (request) => {
-    const { payoutId } = request.params as { payoutId: string };
-    const result = await payouts.simulate(memberOf(request).memberId, payoutId, request.body as PartnerReport);
-    if (!result.ok) throw refusal(result.code, result.detail);
-    return result.record;
+    const result = await payouts.simulate(memberOf(request).memberId, request.params.payoutId, request.body);
+    if (!result.ok) throw refusalError(PAYOUT_REFUSALS, result);
+    return result.value;
   });
 }

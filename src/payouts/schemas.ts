@@ -1,6 +1,6 @@
 // The payout area's records, as the service description names them.
-import { Type } from 'typebox';
-import { StringEnum } from '../platform/schema.ts';
+import { Type, type Static } from 'typebox';
+import { StringEnum, TypedRef } from '../platform/schema.ts';
 import { codesOf, PURPOSE_CODES, RELATIONSHIP_CODES, SOURCE_OF_FUNDS_CODES } from '../codes/lists.ts';
 import { PAYOUT_METHODS, SEGMENTS } from '../providers/model.ts';
 import { CANCELLATION_STATUSES, PAYOUT_STATUSES } from './lifecycle.ts';
@@ -113,9 +113,10 @@ export const createExample = {
 
 export const CreatePayoutBody = Type.Object(
   {
-    sender: Type.Ref('Sender'),
-    beneficiary: Type.Ref('Beneficiary'),
-    complianceInfo: Type.Optional(Type.Ref('ComplianceInfo')),
+    // typed as the plain records the use case reads; the named schemas check them
+    sender: TypedRef<Record<string, unknown>>('Sender'),
+    beneficiary: TypedRef<Record<string, unknown>>('Beneficiary'),
+    complianceInfo: Type.Optional(TypedRef<Record<string, unknown>>('ComplianceInfo')),
     sourceMemberPayoutId: Type.String({ minLength: 1, maxLength: 50, description: 'Your own id; unique per member; makes creation idempotent' }),
     destinationCcy: Type.String({ pattern: '^[A-Z]{3}$' }),
     payoutAmt: Amount,
@@ -158,6 +159,7 @@ export const CreatePayoutResponse = Type.Object(
   },
   { additionalProperties: false, examples: [createResponseExample] },
 );
+export type CreatePayoutResponse = Static<typeof CreatePayoutResponse>;
 
 const Time = Type.Optional(Type.String({ format: 'date-time' }));
 

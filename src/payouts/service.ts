@@ -11,6 +11,7 @@ import type { RailRegistry } from './rails/rail.ts';
 import type { Alarm } from './review.ts';
 import * as repo from './repo.ts';
 import { payoutRecord, statusView } from './views.ts';
+import { ok, refuse } from '../platform/result.ts';
 
 export interface PayoutSettings {
   expiryHours: number;
@@ -53,12 +54,12 @@ export function createPayoutsService(deps: PayoutsDeps) {
     /** Sandbox: a partner report for one of the caller's payouts, through the real path. */
     async simulate(memberId: string, payoutId: string, report: PartnerReport) {
       const own = await repo.findPayout(deps.db, memberId, payoutId);
-      if (!own) return { ok: false as const, code: 'NOT_FOUND' as const, detail: `payoutId: ${payoutId}` };
+      if (!own) return refuse('NOT_FOUND', `payoutId: ${payoutId}`);
       const result = await applyPartnerReport(deps, payoutId, report, 'SANDBOX');
-      if (result.ok) return { ok: true as const, record: payoutRecord(result.row) };
-      if (result.error === 'NOT_FOUND') return { ok: false as const, code: 'NOT_FOUND' as const, detail: `payoutId: ${payoutId}` };
-      if (result.error === 'IN_FLIGHT') return { ok: false as const, code: 'INVALID_STATE' as const, detail: `payoutStatus: ${result.row.payoutStatus} (a submission to the partner is under way)` };
-      return { ok: false as const, code: 'INVALID_STATE' as const, detail: `payoutStatus: ${result.row.payoutStatus} cannot become ${report.payoutStatus}` };
+      if (result.ok) return ok(payoutRecord(result.row));
+      if (result.error === 'NOT_FOUND') return refuse('NOT_FOUND', `payoutId: ${payoutId}`);
+      if (result.error === 'IN_FLIGHT') return refuse('INVALID_STATE', `payoutStatus: ${result.row.payoutStatus} (a submission to the partner is under way)`);
+      return refuse('INVALID_STATE', `payoutStatus: ${result.row.payoutStatus} cannot become ${report.payoutStatus}`);
     },
   };
 }

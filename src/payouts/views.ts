@@ -3,9 +3,12 @@ import type { PayoutRow } from './repo.ts';
 
 const iso = (d: Date | null) => (d === null ? undefined : d.toISOString());
 
-function compact<T extends Record<string, unknown>>(record: T): T {
+/** T with its null-able fields made optional and never null: what compact leaves. */
+type Compact<T> = { [K in keyof T as null extends T[K] ? never : K]: T[K] } & { [K in keyof T as null extends T[K] ? K : never]?: Exclude<T[K], null> };
+
+function compact<T extends Record<string, unknown>>(record: T): Compact<T> {
   for (const key of Object.keys(record)) if (record[key] === undefined || record[key] === null) delete record[key];
-  return record;
+  return record as Compact<T>; // the loop above removed every null
 }
 
 export function links(payoutId: string) {

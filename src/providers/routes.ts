@@ -1,8 +1,11 @@
 // GET /v2/payout-providers, /v2/payout-providers/{payout-provider-id}, /v2/payout-limits (scope payouts).
 import type { FastifyInstance } from 'fastify';
-import { ApiError, errorResponses } from '../platform/http/errors.ts';
+import { errorResponses } from '../platform/http/errors.ts';
+import { refusalError } from '../platform/http/refusals.ts';
+import { typed } from '../platform/http/typed.ts';
 import type { Provider } from './model.ts';
 import type { ProvidersService } from './service.ts';
+import { PROVIDER_REFUSALS } from './errors.ts';
 import { LimitList, LimitsQuery, ProviderDetails, ProviderList, ProviderParams, ProvidersQuery } from './schemas.ts';
 
 const summary = (p: Provider) => ({
@@ -22,7 +25,8 @@ const details = (p: Provider) => ({
   fields: p.fields,
 });
 
-export async function providerRoutes(app: FastifyInstance, opts: { providers: ProvidersService }) {
+export async function providerRoutes(fastify: FastifyInstance, opts: { providers: ProvidersService }) {
+  const app = typed(fastify);
   const { providers } = opts;
 
   app.get(
@@ -38,7 +42,7 @@ export async function providerRoutes(app: FastifyInstance, opts: { providers: Pr
       },
     },
     async (request) => {
-      const { countryCode } = request.query as { countryCode?: string };
+      const { countryCode } = request.query;
       return (await providers.list(countryCode?.toUpperCase())).map(summary);
     },
   );
@@ -56,10 +60,9 @@ export async function providerRoutes(app: FastifyInstance, opts: { providers: Pr
       },
     },
     async (request) => {
-      const { payoutProviderId } = request.params as { payoutProviderId: string };
-      const provider = await providers.find(payoutProviderId);
-      if (!provider) throw new ApiError('NOT_FOUND', 'No such payout provider.', `payoutProviderId: ${payoutProviderId}`);
-      return details(provider);
+      const result = await providers.get(request.params.payoutProviderId);
+      if (!result.ok) throw refusalError(PROVIDER_REFUSALS, result);
+      return details(result.value);
     },
   );
 
@@ -76,14 +79,9 @@ export async function providerRoutes(app: FastifyInstance, opts: { providers: Pr
       },
     },
     async (request) => {
-      const query = request.query as { countryCode?: string; payoutProviderId?: string };
-      const countryCode = query.countryCode ? query.countryCode.toUpperCase() : undefined;
-      const payoutProviderId = query.payoutProviderId ? query.payoutProviderId.toUpperCase() : undefined;
-      if (countryCode === undefined && payoutProviderId === undefined) {
-        throw new ApiError('VALIDATION_ERROR', 'Say which limits you want.', 'query: countryCode or payoutProviderId is required');
-      }
-      const rows = await providers.limits({ ...(countryCode ? { countryCode } : {}), ...(payoutProviderId ? { payoutProviderId } : {}) });
-      return rows.map((r) => ({ ...r, minimumLimit: Number(r.minimumLimit), maximumLimit: Number(r.maximumLimit) }));
+      const result = await providers.limitsFor(request.query);
+      if (!result.ok) throw refusalError(PROVIDER_REFUSALS, result);
+      return result.value.map((r) => ({ ...r, minimumLimit: Number(r.minimumLimit), maximumLimit: Number(r.maximumLimit) }));
     },
   );
 }

@@ -3,6 +3,8 @@
 import type { Queryable } from '../platform/database/pool.ts';
 import type { Provider } from './model.ts';
 import * as repo from './repo.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
+import type { ProviderRefusal } from './errors.ts';
 
 export const CATALOGUE_TTL_MS = 5000;
 
@@ -32,6 +34,16 @@ export function createProvidersService(deps: ProvidersDeps) {
     return cached.providers;
   }
 
+  /** Limits of every provider matching both filters that are given. */
+  async function limitsOf(filter: { countryCode?: string; payoutProviderId?: string }): Promise<LimitRow[]> {
+    const providers = (await all()).filter(
+      (p) =>
+        (filter.countryCode === undefined || p.countryCode === filter.countryCode) &&
+        (filter.payoutProviderId === undefined || p.payoutProviderId === filter.payoutProviderId),
+    );
+    return providers.flatMap((p) => p.limits.map((l) => ({ payoutProviderId: p.payoutProviderId, ...l })));
+  }
+
   return {
     async list(countryCode?: string): Promise<Provider[]> {
       const providers = await all();
@@ -42,14 +54,18 @@ export function createProvidersService(deps: ProvidersDeps) {
       return (await all()).find((p) => p.payoutProviderId === payoutProviderId);
     },
 
-    /** Limits of every provider matching both filters that are given. */
-    async limits(filter: { countryCode?: string; payoutProviderId?: string }): Promise<LimitRow[]> {
-      const providers = (await all()).filter(
-        (p) =>
-          (filter.countryCode === undefined || p.countryCode === filter.countryCode) &&
-          (filter.payoutProviderId === undefined || p.payoutProviderId === filter.payoutProviderId),
-      );
-      return providers.flatMap((p) => p.limits.map((l) => ({ payoutProviderId: p.payoutProviderId, ...l })));
+    /** One provider, or UNKNOWN_PROVIDER. */
+    async get(payoutProviderId: string): Promise<Result<Provider, ProviderRefusal>> {
+      const provider = (await all()).find((p) => p.payoutProviderId === payoutProviderId);
+      return provider ? ok(provider) : refuse('UNKNOWN_PROVIDER', `payoutProviderId: ${payoutProviderId}`);
+    },
+
+    /** Limits for a query that names a country, a provider or both (case-insensitive); at least one is required. */
+    async limitsFor(query: { countryCode?: string; payoutProviderId?: string }): Promise<Result<LimitRow[], ProviderRefusal>> {
+      const countryCode = query.countryCode ? query.countryCode.toUpperCase() : undefined;
+      const payoutProviderId = query.payoutProviderId ? query.payoutProviderId.toUpperCase() : undefined;
+      if (countryCode === undefined && payoutProviderId === undefined) return refuse('LIMITS_FILTER_MISSING');
+      return ok(await limitsOf({ ...(countryCode ? { countryCode } : {}), ...(payoutProviderId ? { payoutProviderId } : {}) }));
     },
 
     /** Forget the cached catalogue (after an operator changed it in this process). */

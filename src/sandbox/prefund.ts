@@ -8,6 +8,8 @@ import { fundingAccount, prefundAccount } from '../ledger/accounts.ts';
 import { createTransfers } from '../ledger/service.ts';
 import * as members from '../members/repo.ts';
 import { destinationMemberRecords, type DestinationMemberRecord } from '../members/destination-members.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
+import type { PrefundRefusal } from './errors.ts';
 
 export interface PrefundRequest {
   sourceMemberId: string;
@@ -16,23 +18,19 @@ export interface PrefundRequest {
   amount: number;
 }
 
-export type PrefundError =
-  | { error: 'UNKNOWN_DESTINATION_MEMBER' | 'UNSUPPORTED_CURRENCY' | 'INSUFFICIENT_PREFUND'; detail: string }
-  | { error: 'INVALID_AMOUNT'; detail: string };
-
-export async function adjustPrefund(db: Db, request: PrefundRequest): Promise<{ ok: true; value: DestinationMemberRecord } | ({ ok: false } & PrefundError)> {
+export async function adjustPrefund(db: Db, request: PrefundRequest): Promise<Result<DestinationMemberRecord, PrefundRefusal>> {
   const { sourceMemberId, destinationMemberId, currency } = request;
   const member = await members.findMember(db, destinationMemberId);
   const corridors = member ? (await members.listCorridors(db, sourceMemberId)).filter((c) => c.destinationMemberId === destinationMemberId) : [];
   if (!member || member.kind !== 'DESTINATION' || corridors.length === 0) {
-    return { ok: false, error: 'UNKNOWN_DESTINATION_MEMBER', detail: `destinationMemberId: ${destinationMemberId} has no corridor from you` };
+    return refuse('UNKNOWN_DESTINATION_MEMBER', `destinationMemberId: ${destinationMemberId} has no corridor from you`);
   }
   if (!member.currencies.includes(currency)) {
-    return { ok: false, error: 'UNSUPPORTED_CURRENCY', detail: `currency: ${destinationMemberId} holds ${member.currencies.join(', ')}` };
+    return refuse('UNSUPPORTED_CURRENCY', `currency: ${destinationMemberId} holds ${member.currencies.join(', ')}`);
   }
   const parsed = parseAmount(request.amount, currency);
-  if (!parsed.ok) return { ok: false, error: 'INVALID_AMOUNT', detail: `amount: has more decimals than ${currency} allows` };
-  if (parsed.minor === 0n) return { ok: false, error: 'INVALID_AMOUNT', detail: 'amount: must not be 0' };
+  if (!parsed.ok) return refuse('INVALID_AMOUNT', `amount: has more decimals than ${currency} allows`);
+  if (parsed.minor === 0n) return refuse('INVALID_AMOUNT', 'amount: must not be 0');
   const prefund = prefundAccount(sourceMemberId, destinationMemberId, currency);
   const funding = fundingAccount(destinationMemberId, currency);
   const credit = parsed.minor > 0n;
@@ -49,8 +47,8 @@ export async function adjustPrefund(db: Db, request: PrefundRequest): Promise<{ 
       }]],
       { twoPhase: false },
     );
-    if (!result!.ok) return { ok: false, error: 'INSUFFICIENT_PREFUND', detail: 'amount: would take the prefund below what payouts have reserved' };
+    if (!result!.ok) return refuse('INSUFFICIENT_PREFUND', 'amount: would take the prefund below what payouts have reserved');
     const [record] = await destinationMemberRecords(client, sourceMemberId, [member]);
-    return { ok: true, value: record! };
+    return ok(record!);
   });
 }

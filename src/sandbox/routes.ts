@@ -2,9 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../platform/database/pool.ts';
-import { ApiError, errorResponses } from '../platform/http/errors.ts';
+import { errorResponses } from '../platform/http/errors.ts';
+import { refusalError } from '../platform/http/refusals.ts';
+import { typed } from '../platform/http/typed.ts';
 import { memberOf } from '../auth/plugin.ts';
-import { adjustPrefund, type PrefundError } from './prefund.ts';
+import { adjustPrefund } from './prefund.ts';
+import { PREFUND_REFUSALS } from './errors.ts';
 
 const PrefundBody = Type.Object(
   {
@@ -15,14 +18,8 @@ const PrefundBody = Type.Object(
   { additionalProperties: false, examples: [{ destinationMemberId: 'PARTNER_MX', currency: 'MXN', amount: 250000 }] },
 );
 
-const PREFUND_ERRORS: Record<PrefundError['error'], (detail: string) => ApiError> = {
-  UNKNOWN_DESTINATION_MEMBER: (d) => new ApiError('UNKNOWN_DESTINATION_MEMBER', 'No corridor to this destination member.', d),
-  UNSUPPORTED_CURRENCY: (d) => new ApiError('UNSUPPORTED_CURRENCY', 'The destination member does not hold this currency.', d),
-  INSUFFICIENT_PREFUND: (d) => new ApiError('INSUFFICIENT_PREFUND', 'Not enough unreserved prefund for this debit.', d),
-  INVALID_AMOUNT: (d) => new ApiError('VALIDATION_ERROR', 'The amount is not valid.', d),
-};
-
-export async function sandboxRoutes(app: FastifyInstance, opts: { db: Db }) {
+export async function sandboxRoutes(fastify: FastifyInstance, opts: { db: Db }) {
+  const app = typed(fastify);
   app.post(
     '/v2/sandbox/prefund',
     {
@@ -36,9 +33,8 @@ export async function sandboxRoutes(app: FastifyInstance, opts: { db: Db }) {
       },
     },
     async (request) => {
-      const body = request.body as { destinationMemberId: string; currency: string; amount: number };
-      const result = await adjustPrefund(opts.db, { sourceMemberId: memberOf(request).memberId, ...body });
-      if (!result.ok) throw PREFUND_ERRORS[result.error](result.detail);
+      const result = await adjustPrefund(opts.db, { sourceMemberId: memberOf(request).memberId, ...request.body });
+      if (!result.ok) throw refusalError(PREFUND_REFUSALS, result);
       return result.value;
     },
   );

@@ -8,7 +8,6 @@ import type { Clock } from '../platform/clock.ts';
 import { type Db, type Queryable } from '../platform/database/pool.ts';
 import { withTransaction } from '../platform/database/transaction.ts';
 import { claimKey, completeKey, releaseKey, requestFingerprint, type KeyRef } from '../platform/idempotency.ts';
-import { ERROR_STATUS, type ErrorCode } from '../platform/http/errors.ts';
 import { createDirectory, type Directory } from '../members/directory.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { enqueueJobs, type JobSpec } from '../platform/jobs.ts';
@@ -18,8 +17,6 @@ import { refusalAnswer, settlementTerms, type Checked, type CreateAnswer, type C
 import { stepJob } from './pipeline.ts';
 
 export const CREATE_OPERATION = 'POST /v2/settlements';
-
-const statusOf = (code: ErrorCode): number => ERROR_STATUS[code];
 
 export interface CreateSettlementDeps {
   db: Db;
@@ -45,7 +42,7 @@ export function createSettlementCreator(deps: CreateSettlementDeps) {
     const findRate = (rateId: string) => repo.findRate(client, memberId, rateId, true);
     const checked = await settlementTerms({ directory, findRate, clock: deps.clock }, memberId, input);
     if (!checked.ok) return checked;
-    const { row } = checked;
+    const row = checked.value;
     await repo.insertSettlement(client, row, {
       memberId, type: 'settlement.status_changed', resourceId: row.settlementId, sequence: 1, data: statusEventData(row, null),
     });
@@ -60,7 +57,7 @@ export function createSettlementCreator(deps: CreateSettlementDeps) {
       const answers: CreateAnswer[] = [];
       for (const item of items) {
         const result = await createIn(client, item.memberId, item.input, jobs);
-        const answer: CreateAnswer = result.ok ? { ok: true, record: settlementRecord(result.row), replayed: false } : refusalAnswer(result.code, result.detail);
+        const answer: CreateAnswer = result.ok ? { ok: true, record: settlementRecord(result.value), replayed: false } : refusalAnswer(result.error, result.detail);
         if (item.key) await completeKey(client, item.key, answer.ok ? 201 : answer.status, answer.ok ? answer.record : answer.error);
         answers.push(answer);
       }
@@ -82,10 +79,10 @@ export function createSettlementCreator(deps: CreateSettlementDeps) {
           : { ok: false, status: claim.status, error: claim.body as ErrorAnswer, replayed: true };
       }
       if (claim.kind === 'REUSED') {
-        return { ok: false, status: statusOf('IDEMPOTENCY_KEY_REUSED'), replayed: false, error: { code: 'IDEMPOTENCY_KEY_REUSED', message: 'This Idempotency-Key was used for a different request.', detail: 'Idempotency-Key: used with a different request body' } };
+        return refusalAnswer('IDEMPOTENCY_KEY_REUSED');
       }
       if (claim.kind === 'IN_PROGRESS') {
-        return { ok: false, status: statusOf('REQUEST_IN_PROGRESS'), replayed: false, error: { code: 'REQUEST_IN_PROGRESS', message: 'The first request with this Idempotency-Key has not finished.', detail: 'Idempotency-Key: retry when it has' } };
+        return refusalAnswer('REQUEST_IN_PROGRESS');
       }
       try {
         return await batcher.submit({ memberId, input, key });

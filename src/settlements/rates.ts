@@ -10,8 +10,9 @@ import { EXECUTION_INTERVALS } from './intervals.ts';
 import { RATE_DECIMALS, assertQuote, type RateSource } from './rate-source.ts';
 import * as repo from './repo.ts';
 import { createBatcher } from '../platform/batcher.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
+import type { RateRefusal } from './errors.ts';
 
-export type RateRefusal = 'UNKNOWN_DESTINATION_MEMBER' | 'VALIDATION_ERROR' | 'UNSUPPORTED_CURRENCY' | 'CORRIDOR_INACTIVE' | 'NOT_QUOTED';
 
 export interface RateRecord {
   rateId: string;
@@ -47,8 +48,6 @@ export function rateRecord(row: repo.RateRow): RateRecord {
   };
 }
 
-type Result<T> = { ok: true; value: T } | { ok: false; code: RateRefusal; detail: string };
-const refuse = (code: RateRefusal, detail: string) => ({ ok: false as const, code, detail });
 
 /** Rate locks arriving together are recorded together (platform/batcher.ts). */
 const LOCK_BATCH_SIZE_MAX = 100;
@@ -70,7 +69,7 @@ export interface RatePricerDeps {
  */
 export function createRatePricer(deps: RatePricerDeps) {
   const { directory } = deps;
-  return async function price(memberId: string, query: { destinationMemberId: string; destinationCcy?: string }): Promise<Result<NewRate>> {
+  return async function price(memberId: string, query: { destinationMemberId: string; destinationCcy?: string }): Promise<Result<NewRate, RateRefusal>> {
     const destination = await directory.member(query.destinationMemberId);
     if (destination?.kind !== 'DESTINATION') {
       return refuse('UNKNOWN_DESTINATION_MEMBER', `destinationMemberId: ${query.destinationMemberId} is not a destination member`);
@@ -88,21 +87,18 @@ export function createRatePricer(deps: RatePricerDeps) {
     const quote = await deps.source.quote(corridor.sourceCcy, currency, now);
     if (!quote) return refuse('NOT_QUOTED', `${corridor.sourceCcy}/${currency} is not quoted right now`);
     const forecast = assertQuote(quote).forecast.map((mid) => divideHalfUp(mid * (BPS - BigInt(corridor.rateSpreadBps)), BPS));
-    return {
-      ok: true,
-      value: {
-        rateId: randomUUID(),
-        sourceMemberId: memberId,
-        destinationMemberId: destination.memberId,
-        sourceCcy: corridor.sourceCcy,
-        destinationCcy: currency,
-        forecastRates: forecast.map((r) => formatScaled(r, RATE_DECIMALS)),
-        midRate: formatScaled(quote.forecast[0]!, RATE_DECIMALS),
-        spreadBps: corridor.rateSpreadBps,
-        createdAt: now,
-        expiryTime: new Date(now.getTime() + deps.lockMinutes * 60_000),
-      },
-    };
+    return ok({
+      rateId: randomUUID(),
+      sourceMemberId: memberId,
+      destinationMemberId: destination.memberId,
+      sourceCcy: corridor.sourceCcy,
+      destinationCcy: currency,
+      forecastRates: forecast.map((r) => formatScaled(r, RATE_DECIMALS)),
+      midRate: formatScaled(quote.forecast[0]!, RATE_DECIMALS),
+      spreadBps: corridor.rateSpreadBps,
+      createdAt: now,
+      expiryTime: new Date(now.getTime() + deps.lockMinutes * 60_000),
+    });
   };
 }
 
@@ -118,10 +114,10 @@ export function createRatesService(deps: RatesDeps) {
     concurrencyMax: LOCK_BATCH_CONCURRENCY_MAX,
   });
   return {
-    async lock(memberId: string, query: { destinationMemberId: string; destinationCcy?: string }): Promise<Result<RateRecord>> {
+    async lock(memberId: string, query: { destinationMemberId: string; destinationCcy?: string }): Promise<Result<RateRecord, RateRefusal>> {
       const priced = await price(memberId, query);
       if (!priced.ok) return priced;
-      return { ok: true, value: rateRecord(await locks.submit(priced.value)) };
+      return ok(rateRecord(await locks.submit(priced.value)));
     },
 
     /** Sandbox: the lock ends now. */

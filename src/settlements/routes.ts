@@ -1,26 +1,21 @@
 // The settlement area's HTTP operations (scope settlements) and their sandbox controls.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError, errorResponses, type ErrorCode } from '../platform/http/errors.ts';
+import { ApiError, errorResponses } from '../platform/http/errors.ts';
+import { refusalError } from '../platform/http/refusals.ts';
+import { typed } from '../platform/http/typed.ts';
+import { refuse } from '../platform/result.ts';
+import { assertPagingDefaults } from '../platform/schema.ts';
 import { memberOf } from '../auth/plugin.ts';
-import type { RateRefusal, RatesService } from './rates.ts';
+import type { RatesService } from './rates.ts';
 import type { SettlementsService } from './service.ts';
-import type { CreateSettlementInput } from './settlement-terms.ts';
+import { SETTLEMENT_REFUSALS } from './errors.ts';
 import {
   AdvanceBody, CreateSettlementBody, IdempotencyHeaders, RateParams, RateQuery, SettlementContext, SettlementList, SettlementListQuery, SettlementParams,
 } from './schemas.ts';
 
-const RATE_REFUSALS: Record<RateRefusal, [ErrorCode, string]> = {
-  UNKNOWN_DESTINATION_MEMBER: ['UNKNOWN_DESTINATION_MEMBER', 'No such destination member.'],
-  VALIDATION_ERROR: ['VALIDATION_ERROR', 'The request is not valid.'],
-  UNSUPPORTED_CURRENCY: ['UNSUPPORTED_CURRENCY', 'The destination member does not settle in this currency.'],
-  CORRIDOR_INACTIVE: ['CORRIDOR_INACTIVE', 'You have no active corridor to this destination member.'],
-  NOT_QUOTED: ['SERVICE_UNAVAILABLE', 'No rate can be quoted for this corridor right now; try again later.'],
-};
-
-const rateRefusal = (code: RateRefusal, detail: string) => new ApiError(RATE_REFUSALS[code][0], RATE_REFUSALS[code][1], detail);
-
-export async function settlementRoutes(app: FastifyInstance, opts: { rates: RatesService; settlements: SettlementsService; sandbox: boolean }) {
+export async function settlementRoutes(fastify: FastifyInstance, opts: { rates: RatesService; settlements: SettlementsService; sandbox: boolean }) {
+  const app = typed(fastify);
   const { rates, settlements } = opts;
   const tags = ['Settlements'];
 
@@ -38,8 +33,8 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
       response: { 200: Type.Ref('SettlementRate'), ...errorResponses(400, 422, 503) },
     },
   }, async (request) => {
-    const result = await rates.lock(memberOf(request).memberId, request.query as { destinationMemberId: string; destinationCcy?: string });
-    if (!result.ok) throw rateRefusal(result.code, result.detail);
+    const result = await rates.lock(memberOf(request).memberId, request.query);
+    if (!result.ok) throw refusalError(SETTLEMENT_REFUSALS, result);
     return result.value;
   });
 
@@ -59,9 +54,9 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
       response: { 201: Type.Ref('Settlement'), ...errorResponses(400, 409, 413, 415, 422, 503) },
     },
   }, async (request, reply) => {
-    const key = (request.headers as Record<string, string | undefined>)['idempotency-key'];
-    const answer = await settlements.create(memberOf(request).memberId, request.body as CreateSettlementInput, key);
+    const answer = await settlements.create(memberOf(request).memberId, request.body, request.headers['idempotency-key']);
     const replayed: Record<string, string> = answer.replayed ? { 'idempotent-replayed': 'true' } : {};
+    // the answer of a refusal is the stored one when replayed, so it comes whole, not as a refusal to map
     if (!answer.ok) throw new ApiError(answer.error.code, answer.error.message, answer.error.detail, replayed);
     reply.code(201).header('location', `/v2/settlements/${answer.record.settlementId}`).headers(replayed);
     return answer.record;
@@ -89,7 +84,11 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
       querystring: SettlementListQuery,
       response: { 200: SettlementList, ...errorResponses(400) },
     },
-  }, async (request) => settlements.list(memberOf(request).memberId, request.query as SettlementListQuery));
+  }, async (request) => {
+    const { query } = request;
+    assertPagingDefaults(query);
+    return settlements.list(memberOf(request).memberId, query);
+  });
 
   app.post('/v2/settlements/:settlementId/cancel', {
     config: { scope: 'settlements' },
@@ -101,15 +100,10 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
       response: { 202: Type.Ref('Settlement'), ...errorResponses(404, 409, 503) },
     },
   }, async (request, reply) => {
-    const { settlementId } = request.params as { settlementId: string };
-    const result = await settlements.cancel(memberOf(request).memberId, settlementId);
-    if (!result.ok) {
-      throw result.code === 'NOT_FOUND'
-        ? new ApiError('NOT_FOUND', 'No such settlement.', result.detail)
-        : new ApiError('INVALID_STATE', 'Only a scheduled settlement can be cancelled.', result.detail);
-    }
+    const result = await settlements.cancel(memberOf(request).memberId, request.params.settlementId);
+    if (!result.ok) throw refusalError(SETTLEMENT_REFUSALS, result);
     reply.code(202);
-    return result.record;
+    return result.value;
   });
 
   app.get('/v2/settlements/:settlementId', {
@@ -121,9 +115,9 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
       response: { 200: Type.Ref('Settlement'), ...errorResponses(404) },
     },
   }, async (request) => {
-    const { settlementId } = request.params as { settlementId: string };
+    const { settlementId } = request.params;
     const record = await settlements.get(memberOf(request).memberId, settlementId);
-    if (!record) throw new ApiError('NOT_FOUND', 'No such settlement.', `settlementId: ${settlementId}`);
+    if (!record) throw refusalError(SETTLEMENT_REFUSALS, refuse('UNKNOWN_SETTLEMENT', `settlementId: ${settlementId}`));
     return record;
   });
 
@@ -148,14 +142,9 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
       request.body ??= {};
     },
   }, async (request) => {
-    const { settlementId } = request.params as { settlementId: string };
-    const result = await settlements.advance(memberOf(request).memberId, settlementId, request.body as { fail?: boolean });
-    if (!result.ok) {
-      throw result.code === 'NOT_FOUND'
-        ? new ApiError('NOT_FOUND', 'No such settlement.', result.detail)
-        : new ApiError('INVALID_STATE', 'The settlement is finished; it cannot move on.', result.detail);
-    }
-    return result.record;
+    const result = await settlements.advance(memberOf(request).memberId, request.params.settlementId, request.body);
+    if (!result.ok) throw refusalError(SETTLEMENT_REFUSALS, result);
+    return result.value;
   });
 
   app.post('/v2/sandbox/settlement-rates/:rateId/expire', {
@@ -168,9 +157,9 @@ export async function settlementRoutes(app: FastifyInstance, opts: { rates: Rate
       response: { 200: Type.Ref('SettlementRate'), ...errorResponses(404) },
     },
   }, async (request) => {
-    const { rateId } = request.params as { rateId: string };
+    const { rateId } = request.params;
     const rate = await rates.expire(memberOf(request).memberId, rateId);
-    if (!rate) throw new ApiError('NOT_FOUND', 'No such rate.', `rateId: ${rateId}`);
+    if (!rate) throw refusalError(SETTLEMENT_REFUSALS, refuse('UNKNOWN_RATE', `rateId: ${rateId}`));
     return rate;
   });
 }

@@ -3,7 +3,8 @@ import { instantOf, type Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
 import { createSettlementCreator } from './create-settlement.ts';
 import * as repo from './repo.ts';
-import { settlementRecord } from './views.ts';
+import { settlementRecord, type SettlementRecord } from './views.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
 import type { Pipeline } from './pipeline.ts';
 import { createDirectory, type Directory } from '../members/directory.ts';
 import type { SettlementListQuery } from './schemas.ts';
@@ -16,9 +17,7 @@ export interface SettlementsDeps {
   directory?: Directory;
 }
 
-export type AdvanceResult =
-  | { ok: true; record: ReturnType<typeof settlementRecord> }
-  | { ok: false; code: 'NOT_FOUND' | 'INVALID_STATE'; detail: string };
+export type AdvanceResult = Result<SettlementRecord, 'UNKNOWN_SETTLEMENT' | 'NOT_CANCELLABLE' | 'SETTLEMENT_FINISHED'>;
 
 export function createSettlementsService(deps: SettlementsDeps) {
   const directory = deps.directory ?? createDirectory(deps.db, deps.clock);
@@ -29,17 +28,18 @@ export function createSettlementsService(deps: SettlementsDeps) {
     /** Sandbox: runs the settlement's next step now (a scheduled one starts); `fail` makes that step fail for good. */
     async advance(memberId: string, settlementId: string, options: { fail?: boolean }): Promise<AdvanceResult> {
       const row = await repo.findSettlement(deps.db, memberId, settlementId);
-      if (!row) return { ok: false, code: 'NOT_FOUND', detail: `settlementId: ${settlementId}` };
+      if (!row) return refuse('UNKNOWN_SETTLEMENT', `settlementId: ${settlementId}`);
       const step = await deps.pipeline.nextStep(row);
-      if (!step) return { ok: false, code: 'INVALID_STATE', detail: `settlementStatus: ${row.settlementStatus}` };
+      if (!step) return refuse('SETTLEMENT_FINISHED', `settlementStatus: ${row.settlementStatus}`);
       if (options.fail) await repo.setFailNextStep(deps.db, settlementId);
       await deps.pipeline.steps[step](settlementId, true);
-      return { ok: true, record: settlementRecord((await repo.findSettlement(deps.db, memberId, settlementId))!) };
+      return ok(settlementRecord((await repo.findSettlement(deps.db, memberId, settlementId))!));
     },
 
     async cancel(memberId: string, settlementId: string): Promise<AdvanceResult> {
       const result = await deps.pipeline.cancel(memberId, settlementId);
-      return result.ok ? { ok: true, record: settlementRecord(result.row) } : result;
+      if (result.ok) return ok(settlementRecord(result.row));
+      return refuse(result.code === 'NOT_FOUND' ? 'UNKNOWN_SETTLEMENT' : 'NOT_CANCELLABLE', result.detail);
     },
 
     /** One page of the caller's settlements (the query already checked by the route schema). */

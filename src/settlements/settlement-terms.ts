@@ -9,6 +9,8 @@ import type { Directory } from '../members/directory.ts';
 import { hoursOf, type ExecutionInterval } from './intervals.ts';
 import type { RateRow, SettlementRow } from './repo.ts';
 import type { SettlementRecord } from './views.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
+import { SETTLEMENT_REFUSALS, type CreateRefusal, type KeyRefusal } from './errors.ts';
 
 export interface CreateSettlementInput {
   destinationMemberId: string;
@@ -17,21 +19,6 @@ export interface CreateSettlementInput {
   executionInterval: ExecutionInterval;
   notes?: string;
 }
-
-export type CreateRefusal =
-  | 'VALIDATION_ERROR' | 'UNKNOWN_DESTINATION_MEMBER' | 'CORRIDOR_INACTIVE' | 'RATE_NOT_FOUND' | 'RATE_ALREADY_USED'
-  | 'RATE_EXPIRED' | 'RATE_MISMATCH' | 'AMOUNT_ABOVE_CORRIDOR_MAX';
-
-export const CREATE_REFUSAL_MESSAGES: Record<CreateRefusal, string> = {
-  VALIDATION_ERROR: 'The request is not valid.',
-  UNKNOWN_DESTINATION_MEMBER: 'No such destination member.',
-  CORRIDOR_INACTIVE: 'You have no active corridor to this destination member.',
-  RATE_NOT_FOUND: 'No such rate: get one from GET /v2/settlement-rates.',
-  RATE_ALREADY_USED: 'This rate was already used by another settlement.',
-  RATE_EXPIRED: 'This rate lock has expired: get a new one.',
-  RATE_MISMATCH: 'This rate was locked for another destination member.',
-  AMOUNT_ABOVE_CORRIDOR_MAX: 'The amount is above the corridor maximum.',
-};
 
 export interface ErrorAnswer {
   code: ErrorCode;
@@ -43,12 +30,13 @@ export type CreateAnswer =
   | { ok: true; record: SettlementRecord; replayed: boolean }
   | { ok: false; status: number; error: ErrorAnswer; replayed: boolean };
 
-/** A refusal as the route answers it. */
-export function refusalAnswer(code: CreateRefusal, detail: string): CreateAnswer {
-  return { ok: false, status: ERROR_STATUS[code], error: { code, message: CREATE_REFUSAL_MESSAGES[code], detail }, replayed: false };
+/** A refusal as the route answers it (and an Idempotency-Key stores it), from the refusal table. */
+export function refusalAnswer(refusal: CreateRefusal | KeyRefusal, detail?: string): CreateAnswer {
+  const { code, message, ...fixed } = SETTLEMENT_REFUSALS[refusal];
+  return { ok: false, status: ERROR_STATUS[code], error: { code, message, detail: detail ?? ('detail' in fixed ? fixed.detail : '') }, replayed: false };
 }
 
-export type Checked = { ok: true; row: SettlementRow } | { ok: false; code: CreateRefusal; detail: string };
+export type Checked = Result<SettlementRow, CreateRefusal>;
 
 export interface SettlementRuleSources {
   directory: Pick<Directory, 'member' | 'corridors'>;
@@ -58,7 +46,6 @@ export interface SettlementRuleSources {
   clock: Clock;
 }
 
-const refuse = (code: CreateRefusal, detail: string): Checked => ({ ok: false, code, detail });
 
 /** Every check, then the new settlement's row (not yet written). */
 export async function settlementTerms(sources: SettlementRuleSources, memberId: string, input: CreateSettlementInput): Promise<Checked> {
@@ -89,27 +76,24 @@ export async function settlementTerms(sources: SettlementRuleSources, memberId: 
     return refuse('AMOUNT_ABOVE_CORRIDOR_MAX', `settlementAmt: at most ${corridor.maxSettlementAmt} ${sourceCcy} to ${destination.memberId}`);
   }
   const hours = hoursOf(input.executionInterval);
-  return {
-    ok: true,
-    row: {
-      settlementId: randomUUID(),
-      sourceMemberId: memberId,
-      destinationMemberId: destination.memberId,
-      sourceCcy,
-      destinationCcy: rate.destinationCcy,
-      settlementAmt: formatMinor(amount.minor, sourceCcy),
-      pendingAmt: formatMinor(amount.minor, sourceCcy),
-      rate: rate.forecastRates[hours]!,
-      rateId: rate.rateId,
-      executionInterval: input.executionInterval,
-      settlementStatus: hours === 0 ? 'S200_RECEIVED' : 'S100_SCHEDULED',
-      settlementAmtReceived: null,
-      notes: input.notes ?? null,
-      failureReason: null,
-      creationTime: now,
-      dueDate: new Date(now.getTime() + hours * 3_600_000),
-      completionTime: null,
-      eventSequence: 1,
-    },
-  };
+  return ok({
+    settlementId: randomUUID(),
+    sourceMemberId: memberId,
+    destinationMemberId: destination.memberId,
+    sourceCcy,
+    destinationCcy: rate.destinationCcy,
+    settlementAmt: formatMinor(amount.minor, sourceCcy),
+    pendingAmt: formatMinor(amount.minor, sourceCcy),
+    rate: rate.forecastRates[hours]!,
+    rateId: rate.rateId,
+    executionInterval: input.executionInterval,
+    settlementStatus: hours === 0 ? 'S200_RECEIVED' : 'S100_SCHEDULED',
+    settlementAmtReceived: null,
+    notes: input.notes ?? null,
+    failureReason: null,
+    creationTime: now,
+    dueDate: new Date(now.getTime() + hours * 3_600_000),
+    completionTime: null,
+    eventSequence: 1,
+  });
 }

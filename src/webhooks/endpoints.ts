@@ -8,6 +8,8 @@ import { EVENT_TYPES, type EventType } from '../events/repo.ts';
 import * as repo from './repo.ts';
 import { generateEndpointSecret, type SecretBox } from './secrets.ts';
 import { checkEndpointUrl, type UrlPolicyMode } from './url-policy.ts';
+import { ok, refuse, type Result } from '../platform/result.ts';
+import type { EndpointRefusal } from './errors.ts';
 
 /** A limit on everything: endpoints per member. */
 export const ENDPOINTS_PER_MEMBER_MAX = 16;
@@ -27,10 +29,9 @@ export interface EndpointView {
   statusReason: string | null;
 }
 
-export type EndpointError = 'INVALID_URL' | 'TOO_MANY_ENDPOINTS' | 'UNKNOWN_ENDPOINT' | 'ENDPOINT_NOT_ENABLED' | 'TOO_MANY_TEST_EVENTS';
-export type EndpointResult<T> = { ok: true; value: T } | { ok: false; error: EndpointError; detail: string; retryAfterSeconds?: number };
+export type EndpointResult<T> = Result<T, EndpointRefusal>;
 
-const UNKNOWN = { ok: false, error: 'UNKNOWN_ENDPOINT', detail: 'webhookEndpointId' } as const;
+const UNKNOWN = refuse<EndpointRefusal>('UNKNOWN_ENDPOINT', 'webhookEndpointId');
 
 export const endpointView = (row: repo.EndpointRow): EndpointView => ({
   webhookEndpointId: row.webhookEndpointId,
@@ -52,9 +53,9 @@ export function createEndpointsService(deps: EndpointsDeps) {
   return {
     async create(memberId: string, input: { url: string; eventTypes?: EventType[] }): Promise<EndpointResult<{ endpoint: EndpointView; secret: string }>> {
       const checked = await checkEndpointUrl(input.url, deps.mode);
-      if (!checked.ok) return { ok: false, error: 'INVALID_URL', detail: checked.detail };
+      if (!checked.ok) return refuse('INVALID_URL', checked.detail);
       if ((await repo.listEndpoints(deps.db, memberId)).length >= ENDPOINTS_PER_MEMBER_MAX) {
-        return { ok: false, error: 'TOO_MANY_ENDPOINTS', detail: `webhookEndpoints: at most ${ENDPOINTS_PER_MEMBER_MAX} per member; delete one first` };
+        return refuse('TOO_MANY_ENDPOINTS', `webhookEndpoints: at most ${ENDPOINTS_PER_MEMBER_MAX} per member; delete one first`);
       }
       const secret = generateEndpointSecret();
       const row = {
@@ -62,7 +63,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
         eventTypes: input.eventTypes ?? [...EVENT_TYPES], secretSealed: deps.secrets.seal(secret), creationTime: deps.clock.now(),
       };
       await repo.insertEndpoint(deps.db, row);
-      return { ok: true, value: { endpoint: endpointView({ ...row, status: 'ENABLED', statusReason: null, statusTime: null, consecutiveFailures: 0, circuitOpenUntil: null, circuitProbeUntil: null }), secret } };
+      return ok({ endpoint: endpointView({ ...row, status: 'ENABLED', statusReason: null, statusTime: null, consecutiveFailures: 0, circuitOpenUntil: null, circuitProbeUntil: null }), secret });
     },
 
     async list(memberId: string): Promise<EndpointView[]> {
@@ -72,7 +73,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
     async get(memberId: string, webhookEndpointId: string): Promise<EndpointResult<EndpointView>> {
       const row = await repo.findEndpoint(deps.db, webhookEndpointId);
       if (!row || row.memberId !== memberId || row.status === 'DELETED') return UNKNOWN;
-      return { ok: true, value: endpointView(row) };
+      return ok(endpointView(row));
     },
 
     /** A new URL (the creation's URL policy) and/or event types; pending deliveries go to the new URL. */
@@ -80,11 +81,11 @@ export function createEndpointsService(deps: EndpointsDeps) {
       let url: string | undefined;
       if (patch.url !== undefined) {
         const checked = await checkEndpointUrl(patch.url, deps.mode);
-        if (!checked.ok) return { ok: false, error: 'INVALID_URL', detail: checked.detail };
+        if (!checked.ok) return refuse('INVALID_URL', checked.detail);
         url = checked.url;
       }
       const row = await repo.updateEndpoint(deps.db, memberId, webhookEndpointId, { ...(url !== undefined ? { url } : {}), ...(patch.eventTypes ? { eventTypes: patch.eventTypes } : {}) });
-      return row ? { ok: true, value: endpointView(row) } : UNKNOWN;
+      return row ? ok(endpointView(row)) : UNKNOWN;
     },
 
     /** A signed webhook.test event to this endpoint only, through the normal delivery path; bounded per minute. */
@@ -92,13 +93,12 @@ export function createEndpointsService(deps: EndpointsDeps) {
       const data = { webhookEndpointId, message: 'A test event you asked for; nothing else happened.' };
       const result = await repo.queueTestEvent(deps.db, memberId, webhookEndpointId, data, TEST_EVENTS_PER_MINUTE_MAX);
       switch (result.kind) {
-        case 'QUEUED': return { ok: true, value: { deliveryId: result.deliveryId, eventId: result.eventId } };
+        case 'QUEUED': return ok({ deliveryId: result.deliveryId, eventId: result.eventId });
         case 'UNKNOWN': return UNKNOWN;
-        case 'NOT_ENABLED': return { ok: false, error: 'ENDPOINT_NOT_ENABLED', detail: `status: ${result.status}; enable the endpoint first` };
-        case 'LIMITED': return {
-          ok: false, error: 'TOO_MANY_TEST_EVENTS', retryAfterSeconds: result.retryAfterSeconds,
-          detail: `at most ${TEST_EVENTS_PER_MINUTE_MAX} test events a minute per endpoint`,
-        };
+        case 'NOT_ENABLED': return refuse('ENDPOINT_NOT_ENABLED', `status: ${result.status}; enable the endpoint first`);
+        case 'LIMITED': return refuse(
+          'TOO_MANY_TEST_EVENTS', `at most ${TEST_EVENTS_PER_MINUTE_MAX} test events a minute per endpoint`, result.retryAfterSeconds,
+        );
       }
     },
 
@@ -110,7 +110,7 @@ export function createEndpointsService(deps: EndpointsDeps) {
       const secret = generateEndpointSecret();
       const rotated = await repo.rotateSecret(deps.db, memberId, webhookEndpointId, deps.secrets.seal(secret), expiresInSeconds);
       if (!rotated) return UNKNOWN;
-      return { ok: true, value: { endpoint: endpointView(rotated.row), secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt?.toISOString() ?? null } };
+      return ok({ endpoint: endpointView(rotated.row), secret, previousSecretExpiresAt: rotated.previousSecretExpiresAt?.toISOString() ?? null });
     },
 
     /**
@@ -126,13 +126,13 @@ export function createEndpointsService(deps: EndpointsDeps) {
      */
     async setStatus(memberId: string, webhookEndpointId: string, to: 'ENABLED' | 'DISABLED'): Promise<EndpointResult<EndpointView>> {
       const row = await repo.setMemberEndpointStatus(deps.db, memberId, webhookEndpointId, to, to === 'DISABLED' ? MEMBER_DISABLED_REASON : null);
-      return row && row.status !== 'DELETED' ? { ok: true, value: endpointView(row) } : UNKNOWN;
+      return row && row.status !== 'DELETED' ? ok(endpointView(row)) : UNKNOWN;
     },
 
     /** Deleted endpoints get no new deliveries; their pending ones end without another attempt. */
     async remove(memberId: string, webhookEndpointId: string): Promise<EndpointResult<null>> {
       const moved = await repo.setEndpointStatus(deps.db, webhookEndpointId, 'DELETED', 'deleted by the member', memberId);
-      return moved ? { ok: true, value: null } : UNKNOWN;
+      return moved ? ok(null) : UNKNOWN;
     },
   };
 }

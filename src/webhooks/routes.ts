@@ -1,29 +1,20 @@
 // Webhook endpoints (scope member, CONTRACT section 6).
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError, errorResponses, type ErrorCode } from '../platform/http/errors.ts';
+import { errorResponses } from '../platform/http/errors.ts';
+import { refusalError } from '../platform/http/refusals.ts';
+import { noContent, typed } from '../platform/http/typed.ts';
 import { memberOf } from '../auth/plugin.ts';
-import type { EventType } from '../events/repo.ts';
-import type { EndpointError, EndpointsService } from './endpoints.ts';
+import type { EndpointsService } from './endpoints.ts';
+import { ENDPOINT_REFUSALS } from './errors.ts';
 import {
   CreateEndpointBody, EndpointParams, RotatedSecret, RotateSecretBody, TestEventQueued, UpdateEndpointBody, WebhookEndpoint, WebhookEndpointList,
   WebhookEndpointWithSecret,
 } from './schemas.ts';
 import { TEST_EVENTS_PER_MINUTE_MAX } from './endpoints.ts';
 
-const ERRORS: Record<EndpointError, [ErrorCode, string]> = {
-  INVALID_URL: ['VALIDATION_ERROR', 'The endpoint URL is not allowed.'],
-  TOO_MANY_ENDPOINTS: ['INVALID_STATE', 'You have as many webhook endpoints as allowed.'],
-  UNKNOWN_ENDPOINT: ['NOT_FOUND', 'No such webhook endpoint.'],
-  ENDPOINT_NOT_ENABLED: ['INVALID_STATE', 'The webhook endpoint is not enabled.'],
-  TOO_MANY_TEST_EVENTS: ['RATE_LIMITED', 'Too many test events for this endpoint.'],
-};
-
-const refusal = (error: EndpointError, detail: string, retryAfterSeconds?: number) =>
-  new ApiError(ERRORS[error][0], ERRORS[error][1], detail, retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) });
-type Params = { webhookEndpointId: string };
-
-export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: EndpointsService }) {
+export async function webhookRoutes(fastify: FastifyInstance, opts: { endpoints: EndpointsService }) {
+  const app = typed(fastify);
   const tags = ['Notifications'];
 
   app.post('/v2/webhook-endpoints', {
@@ -41,8 +32,8 @@ export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: End
       response: { 201: WebhookEndpointWithSecret, ...errorResponses(400, 409, 413, 415) },
     },
   }, async (request, reply) => {
-    const result = await opts.endpoints.create(memberOf(request).memberId, request.body as { url: string; eventTypes?: EventType[] });
-    if (!result.ok) throw refusal(result.error, result.detail);
+    const result = await opts.endpoints.create(memberOf(request).memberId, request.body);
+    if (!result.ok) throw refusalError(ENDPOINT_REFUSALS, result);
     reply.code(201).header('location', `/v2/webhook-endpoints/${result.value.endpoint.webhookEndpointId}`);
     return { ...result.value.endpoint, secret: result.value.secret };
   });
@@ -67,9 +58,9 @@ export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: End
       response: { 200: WebhookEndpoint, ...errorResponses(400, 404) },
     },
   }, async (request) => {
-    const { webhookEndpointId } = request.params as Params;
+    const { webhookEndpointId } = request.params;
     const result = await opts.endpoints.get(memberOf(request).memberId, webhookEndpointId);
-    if (!result.ok) throw refusal(result.error, result.detail);
+    if (!result.ok) throw refusalError(ENDPOINT_REFUSALS, result);
     return result.value;
   });
 
@@ -83,10 +74,10 @@ export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: End
       response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 404) },
     },
   }, async (request, reply) => {
-    const { webhookEndpointId } = request.params as Params;
+    const { webhookEndpointId } = request.params;
     const result = await opts.endpoints.remove(memberOf(request).memberId, webhookEndpointId);
-    if (!result.ok) throw refusal(result.error, result.detail);
-    return reply.code(204).send();
+    if (!result.ok) throw refusalError(ENDPOINT_REFUSALS, result);
+    return noContent(reply);
   });
 
   app.patch('/v2/webhook-endpoints/:webhookEndpointId', {
@@ -102,9 +93,9 @@ export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: End
       response: { 200: WebhookEndpoint, ...errorResponses(400, 404, 413, 415) },
     },
   }, async (request) => {
-    const { webhookEndpointId } = request.params as Params;
-    const result = await opts.endpoints.update(memberOf(request).memberId, webhookEndpointId, request.body as { url?: string; eventTypes?: EventType[] });
-    if (!result.ok) throw refusal(result.error, result.detail);
+    const { webhookEndpointId } = request.params;
+    const result = await opts.endpoints.update(memberOf(request).memberId, webhookEndpointId, request.body);
+    if (!result.ok) throw refusalError(ENDPOINT_REFUSALS, result);
     return result.value;
   });
 
@@ -121,9 +112,9 @@ export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: End
       response: { 202: TestEventQueued, ...errorResponses(400, 404, 409, 429) },
     },
   }, async (request, reply) => {
-    const { webhookEndpointId } = request.params as Params;
+    const { webhookEndpointId } = request.params;
     const result = await opts.endpoints.sendTest(memberOf(request).memberId, webhookEndpointId);
-    if (!result.ok) throw refusal(result.error, result.detail, result.retryAfterSeconds);
+    if (!result.ok) throw refusalError(ENDPOINT_REFUSALS, result);
     return reply.code(202).send(result.value);
   });
 
@@ -145,10 +136,9 @@ export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: End
       request.body ??= {};
     },
   }, async (request) => {
-    const { webhookEndpointId } = request.params as Params;
-    const body = request.body as { expiresInSeconds?: number };
-    const result = await opts.endpoints.rotateSecret(memberOf(request).memberId, webhookEndpointId, body.expiresInSeconds);
-    if (!result.ok) throw refusal(result.error, result.detail);
+    const { webhookEndpointId } = request.params;
+    const result = await opts.endpoints.rotateSecret(memberOf(request).memberId, webhookEndpointId, request.body.expiresInSeconds);
+    if (!result.ok) throw refusalError(ENDPOINT_REFUSALS, result);
     return { ...result.value.endpoint, secret: result.value.secret, previousSecretExpiresAt: result.value.previousSecretExpiresAt };
   });
 
@@ -165,9 +155,9 @@ export async function webhookRoutes(app: FastifyInstance, opts: { endpoints: End
       config: { scope: 'member' },
       schema: { summary, description, tags, params: EndpointParams, response: { 200: WebhookEndpoint, ...errorResponses(400, 404) } },
     }, async (request) => {
-      const { webhookEndpointId } = request.params as Params;
+      const { webhookEndpointId } = request.params;
       const result = await opts.endpoints.setStatus(memberOf(request).memberId, webhookEndpointId, to);
-      if (!result.ok) throw refusal(result.error, result.detail);
+      if (!result.ok) throw refusalError(ENDPOINT_REFUSALS, result);
       return result.value;
     });
   }

@@ -142,7 +142,7 @@ describe('no connected partner (production until a rail exists)', () => {
     const id = String((await api.created(payoutBody()))['payoutId']);
     const processor = createPayoutProcessor({ db: service.db, rails: NO_RAILS, clock: { now: () => new Date() }, partnerTimeoutMs: 1000, alarm: recordingAlarm });
     const result = await processor.process(await memberOf(id), id);
-    assert.deepEqual(result, { ok: false, code: 'NO_RAIL', detail: 'payoutProviderId: MX_SPEI has no connected partner' });
+    assert.deepEqual(result, { ok: false, error: 'NO_RAIL', detail: 'payoutProviderId: MX_SPEI has no connected partner' });
     const row = await readPayout(service.db, id);
     assert.deepEqual([row!.payoutStatus, row!.submissionState, row!.initiateTime], ['ACCP', 'NONE', null]);
     const sent = await service.db.query('SELECT count(*)::int AS n FROM sandbox_rail_submissions WHERE payout_id = $1', [id]);

@@ -107,7 +107,7 @@ describe('refused', () => {
     const { rows: [before] } = await service.db.query('SELECT count(*)::int AS n FROM settlement_rates');
     const noFeed = createRatesService({ db: service.db, source: NO_RATE_SOURCE, clock: { now: () => new Date() }, lockMinutes: 15 });
     const result = await noFeed.lock(DEMO.memberId, { destinationMemberId: 'PARTNER_MX' });
-    assert.deepEqual(result, { ok: false, code: 'NOT_QUOTED', detail: 'USD/MXN is not quoted right now' });
+    assert.deepEqual(result, { ok: false, error: 'NOT_QUOTED', detail: 'USD/MXN is not quoted right now' });
     const { rows: [after] } = await service.db.query('SELECT count(*)::int AS n FROM settlement_rates');
     assert.equal(after.n, before.n);
   });
