@@ -4,18 +4,16 @@ import Negotiator from 'negotiator';
 import { Type } from 'typebox';
 import type { Db } from '../platform/database/pool.ts';
 import { toJsonNumber } from '../platform/money.ts';
-import { ApiError, errorResponses } from '../platform/http/errors.ts';
+import { errorResponses } from '../platform/http/errors.ts';
+import { refusalError } from '../platform/http/refusals.ts';
+import { typed } from '../platform/http/typed.ts';
+import { STATEMENT_REFUSALS } from './errors.ts';
 import { memberOf } from '../auth/plugin.ts';
 import { listDestinationMembers } from './destination-members.ts';
 import { destinationMemberExample } from './schemas.ts';
-import type { Statement, StatementError, StatementService } from './statement.ts';
+import { STATEMENT_PAGE_SIZE_DEFAULT, type Statement, type StatementService } from './statement.ts';
 import { statementCsv, statementFileName } from './statement-csv.ts';
 import { StatementParams, StatementQuery } from './statement-schemas.ts';
-
-const STATEMENT_ERRORS: Record<StatementError['error'], (detail: string) => ApiError> = {
-  NOT_FOUND: (d) => new ApiError('NOT_FOUND', 'No such destination member.', d),
-  INVALID: (d) => new ApiError('VALIDATION_ERROR', 'The request is not valid.', d),
-};
 
 const STATEMENT_DESCRIPTION =
   'Every movement of your prefund at this destination member, in one currency, with the balances after it: the statement ' +
@@ -43,15 +41,14 @@ function statementJson(s: Statement) {
   };
 }
 
-type Query = { currency?: string; order: 'asc' | 'desc'; limit: number; after?: string; from?: string; to?: string };
-
 function nextLink(url: string, nextAfter: string): string {
   const next = new URL(url, 'http://service.invalid');
   next.searchParams.set('after', nextAfter);
   return `<${next.pathname}${next.search}>; rel="next"`;
 }
 
-export async function memberRoutes(app: FastifyInstance, opts: { db: Db; statements: StatementService }) {
+export async function memberRoutes(fastify: FastifyInstance, opts: { db: Db; statements: StatementService }) {
+  const app = typed(fastify);
   app.get(
     '/v2/destination-members',
     {
@@ -80,12 +77,14 @@ export async function memberRoutes(app: FastifyInstance, opts: { db: Db; stateme
       },
     },
     async (request, reply) => {
-      const { destinationMemberId } = request.params as { destinationMemberId: string };
-      const query = request.query as Query;
+      const { destinationMemberId } = request.params;
+      const query = request.query; // order and limit are filled in by validation (schema defaults); the fallbacks satisfy the type
+      const order = query.order ?? 'asc';
+      const limit = query.limit ?? STATEMENT_PAGE_SIZE_DEFAULT;
       const result = await opts.statements.read(memberOf(request).memberId, destinationMemberId, {
-        ...query, from: query.from === undefined ? undefined : new Date(query.from), to: query.to === undefined ? undefined : new Date(query.to),
+        ...query, order, limit, from: query.from === undefined ? undefined : new Date(query.from), to: query.to === undefined ? undefined : new Date(query.to),
       });
-      if (!result.ok) throw STATEMENT_ERRORS[result.error](result.detail);
+      if (!result.ok) throw refusalError(STATEMENT_REFUSALS, result);
       if (new Negotiator(request).mediaType(['application/json', 'text/csv']) !== 'text/csv') return statementJson(result.value);
       reply.header('content-type', 'text/csv; charset=utf-8');
       reply.header('content-disposition', `attachment; filename="${statementFileName(result.value)}"`);
