@@ -3,7 +3,8 @@
 // requests/s, p50 and p99 with the ratio to the ceiling, and writes bench/results/latest.json.
 // Later areas add their scenarios to SCENARIOS.
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fs from 'node:fs/promises';
@@ -191,6 +192,63 @@ async function mockFigures(dataDir: string): Promise<{ startMs: number; figures:
   }
 }
 
+const run = promisify(execFile);
+
+/** Runs the operator CLI against the data directory; answers its JSON. */
+async function admin(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<unknown> {
+  const { stdout } = await run(NODE, ['src/admin/cli.ts', ...args, '--json'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env } });
+  return JSON.parse(stdout) as unknown;
+}
+
+/** The reference partner (npm run partner) with its books in the data directory; waits for its start line. */
+async function startPartner(serviceUrl: string, dataDir: string): Promise<Running & { keyId: string; publicKey: string }> {
+  const logFile = path.join(dataDir, 'partner.log');
+  const log = await fs.open(logFile, 'w');
+  const child = spawn(NODE, ['partner/main.ts', '--port', '0', '--service-url', serviceUrl, '--store', path.join(dataDir, 'partner.sqlite')], {
+    cwd: ROOT, stdio: ['ignore', log.fd, 'inherit'],
+  });
+  await log.close();
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const line = (await fs.readFile(logFile, 'utf8')).split('\n').find((l) => l.includes('"partner started"'));
+    if (line) return { child, ...(JSON.parse(line) as { url: string; keyId: string; publicKey: string }) };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the reference partner did not start; see ${logFile}`);
+}
+
+/**
+ * Create-then-process in production mode through the reference partner: the sandbox world is
+ * seeded first (members, providers, prefund), the demo clients are replaced by a real one, then
+ * the service runs in production with the partner connected over the signed HTTP rail.
+ */
+async function productionFigure(dataDir: string): Promise<Omit<Figure, 'ratioToCeiling'>> {
+  const prodDir = path.join(dataDir, 'production');
+  await fs.mkdir(prodDir);
+  const base = { LOG_LEVEL: 'info', PORT: '0', DATA_DIR: prodDir, RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_WORKERS: '0' };
+  const seeding = await start('src/main.ts', base, path.join(prodDir, 'seed.log'));
+  const created = (await admin(prodDir, ['clients', 'create', '--member', 'DEMO_SOURCE_1', '--scopes', 'payouts'])) as { clientId: string; clientSecret: string };
+  for (const clientId of ['demo-source-1', 'demo-source-2']) await admin(prodDir, ['clients', 'revoke', clientId]);
+  await stop(seeding);
+  const keys = JSON.parse(await fs.readFile(path.join(prodDir, 'keys.json'), 'utf8')) as { tokenSigningKey: string; clientSecretKey: string };
+  const secrets = { TOKEN_SIGNING_KEY: keys.tokenSigningKey, CLIENT_SECRET_KEY: keys.clientSecretKey };
+  const service = await start('src/main.ts', { ...base, ...secrets, MODE: 'production', PARTNER_CONNECTIONS_REFRESH_MS: '300' }, path.join(prodDir, 'service.log'));
+  const partner = await startPartner(service.url, prodDir);
+  try {
+    await admin(prodDir, ['partners', 'add-key', '--member', 'PARTNER_MX', '--key-id', partner.keyId, '--public-key', partner.publicKey, '--actor', 'bench'], secrets);
+    await admin(prodDir, ['partners', 'connect', '--member', 'PARTNER_MX', '--base-url', partner.url, '--actor', 'bench'], secrets);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // read within PARTNER_CONNECTIONS_REFRESH_MS
+    const basic = `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`;
+    const token = await tokenFor(service.url, basic, 'payouts');
+    const scenario = SCENARIOS.find((sc) => sc.name === 'create + process (payouts/s)')!;
+    const { figure } = await measure(service.url, { ...scenario, name: 'create + process, production through the reference partner (payouts/s)' }, token);
+    return figure;
+  } finally {
+    await Promise.all([stop(partner), stop(service)]);
+  }
+}
+
 const IMMEDIATE_BATCH = 1000;
 const IMMEDIATE_BATCH_LIMIT_S = 60;
 
@@ -360,6 +418,9 @@ async function main() {
     process.stdout.write(`${IMMEDIATE_BATCH} immediate settlements: ${batch.created} created, ${batch.completed} completed in ${batch.seconds} s\n`);
     const webhooks = await webhookBatch(service, dataDir);
     process.stdout.write(`${WEBHOOK_BATCH} webhook deliveries: ${webhooks.delivered} delivered in ${webhooks.seconds} s, ${webhooks.perSecond}/s\n`);
+    const production = await productionFigure(dataDir);
+    figures.push({ ...production, ratioToCeiling: Math.round((production.requestsPerSecond / ceilingRps) * 1000) / 1000 });
+    printFigure(production, production.requestsPerSecond / ceilingRps);
     const figure = (name: string) => figures.find((f) => f.name === name)!;
     const codes = figure('GET /v2/purpose-codes');
     const create = figure('POST /v2/payouts');
@@ -368,6 +429,9 @@ async function main() {
       purposeCodes: { ratioMin: TARGET_RATIO_MIN, p99MsMax: TARGET_P99_MS_MAX, met: codes.ratioToCeiling >= TARGET_RATIO_MIN && codes.p99Ms < TARGET_P99_MS_MAX && codes.non2xx === 0 },
       payoutCreation: { perSecondMin: 1500, p99MsMax: 50, met: create.requestsPerSecond >= 1500 && create.p99Ms < 50 && create.non2xx === 0 },
       createThenProcess: { payoutsPerSecondMin: 700, met: both.requestsPerSecond >= 700 && both.non2xx === 0 },
+      productionCreateThenProcess: {
+        payoutsPerSecondMin: 1000, ceilingRps: Math.round(ceilingRps), met: production.requestsPerSecond >= 1000 && production.non2xx === 0,
+      },
       settlementCreation: {
         settlementsPerSecondMin: 500,
         met: figure('rate lock + settlement (settlements/s)').requestsPerSecond >= 500 && figure('rate lock + settlement (settlements/s)').non2xx === 0,
