@@ -1561,6 +1561,398 @@ export interface components {
             /** @description Pass as `after` for the next page. Oldest first it is always given (an empty page keeps it): ask again later for new movements. Newest first it is null once the oldest movement has been listed. */
             nextAfter: string | null;
         };
+        GetLivenessResponse: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        GetReadinessResponse: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        CreateAccessTokenResponse: {
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /**
+             * Format: int32
+             * @description Lifetime in seconds
+             */
+            expires_in: number;
+            /** @description Granted scopes, as the service description spells the key */
+            Scope: string;
+            /** @description Granted scopes, as RFC 6749 spells the key */
+            scope: string;
+        };
+        ListSourceOfFundsCodesResponse: components["schemas"]["CodeListEntry"][];
+        ListPurposeCodesResponse: components["schemas"]["CodeListEntry"][];
+        ListRelationshipCodesResponse: components["schemas"]["CodeListEntry"][];
+        CreateOAuthClientRequest: {
+            /** @description A label for your own records */
+            name?: string;
+            /** @description Scopes the client may ask for; default all three */
+            scopes?: ("payouts" | "settlements" | "member")[];
+        };
+        CreateOAuthClientResponse: {
+            clientId: string;
+            name: string;
+            allowedScopes: ("payouts" | "settlements" | "member")[];
+            /** Format: date-time */
+            createdAt: string;
+            rotatedAt: string | null;
+            revokedAt: string | null;
+            /** @description Shown only in this answer; store it now */
+            clientSecret: string;
+        };
+        ListOAuthClientsResponse: {
+            clientId: string;
+            name: string;
+            allowedScopes: ("payouts" | "settlements" | "member")[];
+            /** Format: date-time */
+            createdAt: string;
+            rotatedAt: string | null;
+            revokedAt: string | null;
+        }[];
+        RotateOAuthClientSecretResponse: {
+            clientId: string;
+            name: string;
+            allowedScopes: ("payouts" | "settlements" | "member")[];
+            /** Format: date-time */
+            createdAt: string;
+            rotatedAt: string | null;
+            revokedAt: string | null;
+            /** @description Shown only in this answer; store it now */
+            clientSecret: string;
+        };
+        ListPayoutProvidersResponse: {
+            payoutProviderId: string;
+            name: string;
+            countryCode: string;
+            destinationMemberId: string;
+            currencies: string[];
+            payoutMethods: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
+            segments: ("C2C" | "B2B")[];
+        }[];
+        GetPayoutProviderResponse: {
+            payoutProviderId: string;
+            name: string;
+            countryCode: string;
+            destinationMemberId: string;
+            currencies: string[];
+            payoutMethods: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
+            segments: ("C2C" | "B2B")[];
+            limits: {
+                currency: string;
+                minimumLimit: number;
+                maximumLimit: number;
+            }[];
+            /** @description transferFee = fixedFee + payoutAmt * percentageFee / 100, rounded half-up to the currency minor unit */
+            fees: {
+                currency: string;
+                fixedFee: number;
+                /** @description Percent of payoutAmt */
+                percentageFee: number;
+            }[];
+            fields: {
+                /** @description Dotted path in the payout creation request */
+                name: string;
+                /** @enum {string} */
+                type: "string";
+                required: boolean;
+                pattern?: string;
+                /** Format: int32 */
+                minLength?: number;
+                /** Format: int32 */
+                maxLength?: number;
+                enum?: string[];
+                /**
+                 * @description A named check beyond the pattern, e.g. a check digit
+                 * @enum {string}
+                 */
+                format?: "date" | "email" | "clabe" | "cpf" | "cnpj" | "cpf-or-cnpj" | "pix-key" | "nuban" | "ifsc";
+                /** @description The rule applies to these methods only */
+                payoutMethods?: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
+                description: string;
+                /** @description A value that satisfies the rule */
+                example: string;
+            }[];
+        };
+        GetPayoutLimitsResponse: {
+            /** @description Extension: the provider the limit belongs to */
+            payoutProviderId: string;
+            currency: string;
+            minimumLimit: number;
+            maximumLimit: number;
+        }[];
+        CreatePayoutRequest: {
+            sender: components["schemas"]["Sender"];
+            beneficiary: components["schemas"]["Beneficiary"];
+            complianceInfo?: components["schemas"]["ComplianceInfo"];
+            /** @description Your own id; unique per member; makes creation idempotent */
+            sourceMemberPayoutId: string;
+            destinationCcy: string;
+            /** @description In destinationCcy; at most its ISO 4217 minor digits */
+            payoutAmt: number;
+            payoutProviderId: string;
+            /**
+             * @description Default: the provider's only method
+             * @enum {string}
+             */
+            payoutMethod?: "BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET";
+            /**
+             * @description Default: C2C
+             * @enum {string}
+             */
+            segment?: "C2C" | "B2B";
+        };
+        CreatePayoutResponse: {
+            /** Format: uuid */
+            payoutId: string;
+            sourceMemberPayoutId: string;
+            /** @enum {string} */
+            payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+            destinationCcy: string;
+            payoutAmt: number;
+            transferFee: number;
+            /** Format: date-time */
+            expiryTime: string;
+            beneficiaryName: string;
+            links: {
+                process: string;
+                status: string;
+                details: string;
+            };
+        };
+        ListPayoutsResponse: {
+            payouts: components["schemas"]["Payout"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /**
+             * Format: int32
+             * @description ceil(totalRecords / size)
+             */
+            totalPages: number;
+            /**
+             * Format: int32
+             * @description Payouts matching the filters, on all pages
+             */
+            totalRecords: number;
+        };
+        GetPayoutStatusResponse: {
+            /** @enum {string} */
+            payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+            /** @enum {string} */
+            payoutCancellationStatus?: "ACCP" | "PNDG" | "PRCD" | "RJCT";
+            cashoutStatus?: string;
+            rejectReason?: string;
+        };
+        ProcessPayoutResponse: {
+            /** @enum {string} */
+            payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+            cashoutStatus?: string;
+            rejectReason?: string;
+        };
+        CancelPayoutRequest: {
+            cancellationReason: string;
+        };
+        CancelPayoutResponse: {
+            /** @enum {string} */
+            payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
+            /** @enum {string} */
+            payoutCancellationStatus: "ACCP" | "PNDG" | "PRCD" | "RJCT";
+        };
+        SimulatePayoutReportRequest: {
+            /** @enum {string} */
+            payoutStatus: "PRCD" | "RJCT" | "FAIL" | "RVSD" | "EXPD";
+            rejectReason?: string;
+            cashoutStatus?: string;
+        };
+        ListDestinationMembersResponse: components["schemas"]["DestinationMember"][];
+        CreateSettlementRequest: {
+            destinationMemberId: string;
+            /** @description In your source currency; at most its minor-unit decimals */
+            settlementAmt: number;
+            /**
+             * Format: uuid
+             * @description From GET /v2/settlement-rates: yours, unused, unexpired, for this destination member
+             */
+            rateId: string;
+            /**
+             * @description When the settlement runs after its creation
+             * @enum {string}
+             */
+            executionInterval: "IMMEDIATE" | "ONE_HOUR" | "TWO_HOURS" | "THREE_HOURS" | "FOUR_HOURS" | "FIVE_HOURS" | "SIX_HOURS";
+            notes?: string;
+        };
+        ListSettlementsResponse: {
+            settlements: components["schemas"]["Settlement"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /**
+             * Format: int32
+             * @description ceil(totalRecords / size)
+             */
+            totalPages: number;
+            /**
+             * Format: int32
+             * @description Settlements matching the filters, on all pages
+             */
+            totalRecords: number;
+        };
+        GetSettlementContextResponse: {
+            sourceMemberId: string;
+            sourceCcy: string;
+            corridors: {
+                destinationMemberId: string;
+                destinationCcy: string;
+                /** @description false: suspended; rates and settlements are refused (CORRIDOR_INACTIVE) */
+                active: boolean;
+                /** @description The largest single settlement, in sourceCcy */
+                maxSettlementAmt: number;
+                /** @description The pendingAmt of the corridor's unfinished settlements (S100 to S400), in sourceCcy */
+                inFlightAmt: number;
+            }[];
+        };
+        AdvanceSandboxSettlementRequest: {
+            /** @description The step fails for good: S700_FAILED */
+            fail?: boolean;
+        };
+        ListEventsResponse: {
+            events: components["schemas"]["Event"][];
+            /** @description Pass as `after` for the next page. An empty page keeps it unchanged: ask again later with the same value. */
+            nextAfter: string | null;
+        };
+        CreateWebhookEndpointRequest: {
+            /** @description https (production refuses addresses in private, loopback and link-local ranges); sandbox also accepts http to localhost */
+            url: string;
+            /** @description The event types to receive; default all */
+            eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+        };
+        CreateWebhookEndpointResponse: {
+            /** Format: uuid */
+            webhookEndpointId: string;
+            url: string;
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            /** Format: date-time */
+            creationTime: string;
+            /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
+            status: "ENABLED" | "DISABLED";
+            /** @description Extension: why the endpoint is disabled */
+            statusReason: string | null;
+            /** @description `whsec_` + base64 of 32 random bytes. Shown only in this answer; store it now */
+            secret: string;
+        };
+        ListWebhookEndpointsResponse: {
+            /** Format: uuid */
+            webhookEndpointId: string;
+            url: string;
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            /** Format: date-time */
+            creationTime: string;
+            /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
+            status: "ENABLED" | "DISABLED";
+            /** @description Extension: why the endpoint is disabled */
+            statusReason: string | null;
+        }[];
+        GetWebhookEndpointResponse: {
+            /** Format: uuid */
+            webhookEndpointId: string;
+            url: string;
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            /** Format: date-time */
+            creationTime: string;
+            /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
+            status: "ENABLED" | "DISABLED";
+            /** @description Extension: why the endpoint is disabled */
+            statusReason: string | null;
+        };
+        /** @description At least one of the two; what is left out stays as it is */
+        UpdateWebhookEndpointRequest: {
+            /** @description https (production refuses addresses in private, loopback and link-local ranges); sandbox also accepts http to localhost */
+            url?: string;
+            /** @description The event types to receive; default all */
+            eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+        };
+        UpdateWebhookEndpointResponse: {
+            /** Format: uuid */
+            webhookEndpointId: string;
+            url: string;
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            /** Format: date-time */
+            creationTime: string;
+            /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
+            status: "ENABLED" | "DISABLED";
+            /** @description Extension: why the endpoint is disabled */
+            statusReason: string | null;
+        };
+        SendWebhookEndpointTestEventResponse: {
+            /**
+             * Format: uuid
+             * @description The delivery of the test event (an operator finds its attempts by it)
+             */
+            deliveryId: string;
+            /**
+             * Format: uuid
+             * @description The test event's id: the `webhook-id` header and `data.eventId` your endpoint receives
+             */
+            eventId: string;
+        };
+        RotateWebhookEndpointSecretRequest: {
+            /**
+             * Format: int32
+             * @description How long the replaced secret goes on signing deliveries beside the new one: default 86400 (24 h), at most 604800 (7 days), 0 stops it at once
+             */
+            expiresInSeconds?: number;
+        };
+        RotateWebhookEndpointSecretResponse: {
+            /** Format: uuid */
+            webhookEndpointId: string;
+            url: string;
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            /** Format: date-time */
+            creationTime: string;
+            /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
+            status: "ENABLED" | "DISABLED";
+            /** @description Extension: why the endpoint is disabled */
+            statusReason: string | null;
+            /** @description The new secret, `whsec_` + base64 of 32 random bytes. Shown only in this answer; store it now */
+            secret: string;
+            /** @description Until when deliveries also carry a signature under the replaced secret; null when it stopped at once */
+            previousSecretExpiresAt: string | null;
+        };
+        EnableWebhookEndpointResponse: {
+            /** Format: uuid */
+            webhookEndpointId: string;
+            url: string;
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            /** Format: date-time */
+            creationTime: string;
+            /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
+            status: "ENABLED" | "DISABLED";
+            /** @description Extension: why the endpoint is disabled */
+            statusReason: string | null;
+        };
+        DisableWebhookEndpointResponse: {
+            /** Format: uuid */
+            webhookEndpointId: string;
+            url: string;
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            /** Format: date-time */
+            creationTime: string;
+            /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
+            status: "ENABLED" | "DISABLED";
+            /** @description Extension: why the endpoint is disabled */
+            statusReason: string | null;
+        };
+        AdjustSandboxPrefundRequest: {
+            destinationMemberId: string;
+            currency: string;
+            /** @description Positive credits, negative debits */
+            amount: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -1606,10 +1998,7 @@ export interface operations {
                      *       "status": "ok"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok";
-                    };
+                    "application/json": components["schemas"]["GetLivenessResponse"];
                 };
             };
         };
@@ -1635,10 +2024,7 @@ export interface operations {
                      *       "status": "ok"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok";
-                    };
+                    "application/json": components["schemas"]["GetReadinessResponse"];
                 };
             };
             /** @description Not ready, shutting down or overloaded (SERVICE_UNAVAILABLE) */
@@ -1708,20 +2094,7 @@ export interface operations {
                      *       "scope": "payouts settlements"
                      *     }
                      */
-                    "application/json": {
-                        access_token: string;
-                        /** @enum {string} */
-                        token_type: "Bearer";
-                        /**
-                         * Format: int32
-                         * @description Lifetime in seconds
-                         */
-                        expires_in: number;
-                        /** @description Granted scopes, as the service description spells the key */
-                        Scope: string;
-                        /** @description Granted scopes, as RFC 6749 spells the key */
-                        scope: string;
-                    };
+                    "application/json": components["schemas"]["CreateAccessTokenResponse"];
                 };
             };
             /** @description Default Response */
@@ -1860,7 +2233,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": components["schemas"]["CodeListEntry"][];
+                    "application/json": components["schemas"]["ListSourceOfFundsCodesResponse"];
                 };
             };
             /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
@@ -1973,7 +2346,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": components["schemas"]["CodeListEntry"][];
+                    "application/json": components["schemas"]["ListPurposeCodesResponse"];
                 };
             };
             /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
@@ -2086,7 +2459,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": components["schemas"]["CodeListEntry"][];
+                    "application/json": components["schemas"]["ListRelationshipCodesResponse"];
                 };
             };
             /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
@@ -2205,15 +2578,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": {
-                        clientId: string;
-                        name: string;
-                        allowedScopes: ("payouts" | "settlements" | "member")[];
-                        /** Format: date-time */
-                        createdAt: string;
-                        rotatedAt: string | null;
-                        revokedAt: string | null;
-                    }[];
+                    "application/json": components["schemas"]["ListOAuthClientsResponse"];
                 };
             };
             /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
@@ -2316,12 +2681,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": {
-                    /** @description A label for your own records */
-                    name?: string;
-                    /** @description Scopes the client may ask for; default all three */
-                    scopes?: ("payouts" | "settlements" | "member")[];
-                };
+                "application/json": components["schemas"]["CreateOAuthClientRequest"];
             };
         };
         responses: {
@@ -2349,17 +2709,7 @@ export interface operations {
                      *       "clientSecret": "cs_Q2hhbmdlIG1lIHRvIGEgcmFuZG9tIHNlY3JldCBub3c"
                      *     }
                      */
-                    "application/json": {
-                        clientId: string;
-                        name: string;
-                        allowedScopes: ("payouts" | "settlements" | "member")[];
-                        /** Format: date-time */
-                        createdAt: string;
-                        rotatedAt: string | null;
-                        revokedAt: string | null;
-                        /** @description Shown only in this answer; store it now */
-                        clientSecret: string;
-                    };
+                    "application/json": components["schemas"]["CreateOAuthClientResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -2539,17 +2889,7 @@ export interface operations {
                      *       "clientSecret": "cs_Q2hhbmdlIG1lIHRvIGEgcmFuZG9tIHNlY3JldCBub3c"
                      *     }
                      */
-                    "application/json": {
-                        clientId: string;
-                        name: string;
-                        allowedScopes: ("payouts" | "settlements" | "member")[];
-                        /** Format: date-time */
-                        createdAt: string;
-                        rotatedAt: string | null;
-                        revokedAt: string | null;
-                        /** @description Shown only in this answer; store it now */
-                        clientSecret: string;
-                    };
+                    "application/json": components["schemas"]["RotateOAuthClientSecretResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -2882,15 +3222,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": {
-                        payoutProviderId: string;
-                        name: string;
-                        countryCode: string;
-                        destinationMemberId: string;
-                        currencies: string[];
-                        payoutMethods: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
-                        segments: ("C2C" | "B2B")[];
-                    }[];
+                    "application/json": components["schemas"]["ListPayoutProvidersResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -3068,50 +3400,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        payoutProviderId: string;
-                        name: string;
-                        countryCode: string;
-                        destinationMemberId: string;
-                        currencies: string[];
-                        payoutMethods: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
-                        segments: ("C2C" | "B2B")[];
-                        limits: {
-                            currency: string;
-                            minimumLimit: number;
-                            maximumLimit: number;
-                        }[];
-                        /** @description transferFee = fixedFee + payoutAmt * percentageFee / 100, rounded half-up to the currency minor unit */
-                        fees: {
-                            currency: string;
-                            fixedFee: number;
-                            /** @description Percent of payoutAmt */
-                            percentageFee: number;
-                        }[];
-                        fields: {
-                            /** @description Dotted path in the payout creation request */
-                            name: string;
-                            /** @enum {string} */
-                            type: "string";
-                            required: boolean;
-                            pattern?: string;
-                            /** Format: int32 */
-                            minLength?: number;
-                            /** Format: int32 */
-                            maxLength?: number;
-                            enum?: string[];
-                            /**
-                             * @description A named check beyond the pattern, e.g. a check digit
-                             * @enum {string}
-                             */
-                            format?: "date" | "email" | "clabe" | "cpf" | "cnpj" | "cpf-or-cnpj" | "pix-key" | "nuban" | "ifsc";
-                            /** @description The rule applies to these methods only */
-                            payoutMethods?: ("BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET")[];
-                            description: string;
-                            /** @description A value that satisfies the rule */
-                            example: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetPayoutProviderResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -3269,13 +3558,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": {
-                        /** @description Extension: the provider the limit belongs to */
-                        payoutProviderId: string;
-                        currency: string;
-                        minimumLimit: number;
-                        maximumLimit: number;
-                    }[];
+                    "application/json": components["schemas"]["GetPayoutLimitsResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -3470,23 +3753,7 @@ export interface operations {
                      *       "totalRecords": 1
                      *     }
                      */
-                    "application/json": {
-                        payouts: components["schemas"]["Payout"][];
-                        /** Format: int32 */
-                        page: number;
-                        /** Format: int32 */
-                        size: number;
-                        /**
-                         * Format: int32
-                         * @description ceil(totalRecords / size)
-                         */
-                        totalPages: number;
-                        /**
-                         * Format: int32
-                         * @description Payouts matching the filters, on all pages
-                         */
-                        totalRecords: number;
-                    };
+                    "application/json": components["schemas"]["ListPayoutsResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -3627,27 +3894,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    sender: components["schemas"]["Sender"];
-                    beneficiary: components["schemas"]["Beneficiary"];
-                    complianceInfo?: components["schemas"]["ComplianceInfo"];
-                    /** @description Your own id; unique per member; makes creation idempotent */
-                    sourceMemberPayoutId: string;
-                    destinationCcy: string;
-                    /** @description In destinationCcy; at most its ISO 4217 minor digits */
-                    payoutAmt: number;
-                    payoutProviderId: string;
-                    /**
-                     * @description Default: the provider's only method
-                     * @enum {string}
-                     */
-                    payoutMethod?: "BANK_ACCOUNT" | "CASH_PICKUP" | "WALLET";
-                    /**
-                     * @description Default: C2C
-                     * @enum {string}
-                     */
-                    segment?: "C2C" | "B2B";
-                };
+                "application/json": components["schemas"]["CreatePayoutRequest"];
             };
         };
         responses: {
@@ -3680,24 +3927,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        payoutId: string;
-                        sourceMemberPayoutId: string;
-                        /** @enum {string} */
-                        payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
-                        destinationCcy: string;
-                        payoutAmt: number;
-                        transferFee: number;
-                        /** Format: date-time */
-                        expiryTime: string;
-                        beneficiaryName: string;
-                        links: {
-                            process: string;
-                            status: string;
-                            details: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["CreatePayoutResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -4058,14 +4288,7 @@ export interface operations {
                      *       "cashoutStatus": "READY_FOR_PICKUP"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
-                        /** @enum {string} */
-                        payoutCancellationStatus?: "ACCP" | "PNDG" | "PRCD" | "RJCT";
-                        cashoutStatus?: string;
-                        rejectReason?: string;
-                    };
+                    "application/json": components["schemas"]["GetPayoutStatusResponse"];
                 };
             };
             /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
@@ -4192,12 +4415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
-                        cashoutStatus?: string;
-                        rejectReason?: string;
-                    };
+                    "application/json": components["schemas"]["ProcessPayoutResponse"];
                 };
             };
             /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
@@ -4360,9 +4578,7 @@ export interface operations {
                  *       "cancellationReason": "Customer request"
                  *     }
                  */
-                "application/json": {
-                    cancellationReason: string;
-                };
+                "application/json": components["schemas"]["CancelPayoutRequest"];
             };
         };
         responses: {
@@ -4382,12 +4598,7 @@ export interface operations {
                      *       "payoutCancellationStatus": "PNDG"
                      *     }
                      */
-                    "application/json": {
-                        /** @enum {string} */
-                        payoutStatus: "RCVD" | "ACCP" | "PNDG" | "PRCD" | "RJCT" | "CNCL" | "EXPD" | "FAIL" | "RVSD";
-                        /** @enum {string} */
-                        payoutCancellationStatus: "ACCP" | "PNDG" | "PRCD" | "RJCT";
-                    };
+                    "application/json": components["schemas"]["CancelPayoutResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -4611,12 +4822,7 @@ export interface operations {
                  *       "cashoutStatus": "PAID"
                  *     }
                  */
-                "application/json": {
-                    /** @enum {string} */
-                    payoutStatus: "PRCD" | "RJCT" | "FAIL" | "RVSD" | "EXPD";
-                    rejectReason?: string;
-                    cashoutStatus?: string;
-                };
+                "application/json": components["schemas"]["SimulatePayoutReportRequest"];
             };
         };
         responses: {
@@ -4875,7 +5081,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": components["schemas"]["DestinationMember"][];
+                    "application/json": components["schemas"]["ListDestinationMembersResponse"];
                 };
             };
             /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
@@ -5351,23 +5557,7 @@ export interface operations {
                      *       "totalRecords": 1
                      *     }
                      */
-                    "application/json": {
-                        settlements: components["schemas"]["Settlement"][];
-                        /** Format: int32 */
-                        page: number;
-                        /** Format: int32 */
-                        size: number;
-                        /**
-                         * Format: int32
-                         * @description ceil(totalRecords / size)
-                         */
-                        totalPages: number;
-                        /**
-                         * Format: int32
-                         * @description Settlements matching the filters, on all pages
-                         */
-                        totalRecords: number;
-                    };
+                    "application/json": components["schemas"]["ListSettlementsResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -5494,22 +5684,7 @@ export interface operations {
                  *       "notes": "November top-up"
                  *     }
                  */
-                "application/json": {
-                    destinationMemberId: string;
-                    /** @description In your source currency; at most its minor-unit decimals */
-                    settlementAmt: number;
-                    /**
-                     * Format: uuid
-                     * @description From GET /v2/settlement-rates: yours, unused, unexpired, for this destination member
-                     */
-                    rateId: string;
-                    /**
-                     * @description When the settlement runs after its creation
-                     * @enum {string}
-                     */
-                    executionInterval: "IMMEDIATE" | "ONE_HOUR" | "TWO_HOURS" | "THREE_HOURS" | "FOUR_HOURS" | "FIVE_HOURS" | "SIX_HOURS";
-                    notes?: string;
-                };
+                "application/json": components["schemas"]["CreateSettlementRequest"];
             };
         };
         responses: {
@@ -5773,20 +5948,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        sourceMemberId: string;
-                        sourceCcy: string;
-                        corridors: {
-                            destinationMemberId: string;
-                            destinationCcy: string;
-                            /** @description false: suspended; rates and settlements are refused (CORRIDOR_INACTIVE) */
-                            active: boolean;
-                            /** @description The largest single settlement, in sourceCcy */
-                            maxSettlementAmt: number;
-                            /** @description The pendingAmt of the corridor's unfinished settlements (S100 to S400), in sourceCcy */
-                            inFlightAmt: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["GetSettlementContextResponse"];
                 };
             };
             /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
@@ -6183,10 +6345,7 @@ export interface operations {
                  *       "fail": true
                  *     }
                  */
-                "application/json": {
-                    /** @description The step fails for good: S700_FAILED */
-                    fail?: boolean;
-                };
+                "application/json": components["schemas"]["AdvanceSandboxSettlementRequest"];
             };
         };
         responses: {
@@ -6577,11 +6736,7 @@ export interface operations {
                      *       "nextAfter": "7d0b3c1e-5a4f-4b8e-9a51-3f1c2e8d6b40"
                      *     }
                      */
-                    "application/json": {
-                        events: components["schemas"]["Event"][];
-                        /** @description Pass as `after` for the next page. An empty page keeps it unchanged: ask again later with the same value. */
-                        nextAfter: string | null;
-                    };
+                    "application/json": components["schemas"]["ListEventsResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -6721,18 +6876,7 @@ export interface operations {
                      *       }
                      *     ]
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        webhookEndpointId: string;
-                        url: string;
-                        eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                        /** Format: date-time */
-                        creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
-                        status: "ENABLED" | "DISABLED";
-                        /** @description Extension: why the endpoint is disabled */
-                        statusReason: string | null;
-                    }[];
+                    "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
                 };
             };
             /** @description Missing, malformed, forged or expired bearer token (UNAUTHORIZED) */
@@ -6836,12 +6980,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": {
-                    /** @description https (production refuses addresses in private, loopback and link-local ranges); sandbox also accepts http to localhost */
-                    url: string;
-                    /** @description The event types to receive; default all */
-                    eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                };
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
             };
         };
         responses: {
@@ -6870,20 +7009,7 @@ export interface operations {
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8YOzC5j0R3c="
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        webhookEndpointId: string;
-                        url: string;
-                        eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                        /** Format: date-time */
-                        creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
-                        status: "ENABLED" | "DISABLED";
-                        /** @description Extension: why the endpoint is disabled */
-                        statusReason: string | null;
-                        /** @description `whsec_` + base64 of 32 random bytes. Shown only in this answer; store it now */
-                        secret: string;
-                    };
+                    "application/json": components["schemas"]["CreateWebhookEndpointResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -7083,18 +7209,7 @@ export interface operations {
                      *       "statusReason": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        webhookEndpointId: string;
-                        url: string;
-                        eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                        /** Format: date-time */
-                        creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
-                        status: "ENABLED" | "DISABLED";
-                        /** @description Extension: why the endpoint is disabled */
-                        statusReason: string | null;
-                    };
+                    "application/json": components["schemas"]["GetWebhookEndpointResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -7382,12 +7497,7 @@ export interface operations {
                  *       "url": "https://hooks.example.com/v2/settlement-payouts"
                  *     }
                  */
-                "application/json": {
-                    /** @description https (production refuses addresses in private, loopback and link-local ranges); sandbox also accepts http to localhost */
-                    url?: string;
-                    /** @description The event types to receive; default all */
-                    eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                };
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
             };
         };
         responses: {
@@ -7414,18 +7524,7 @@ export interface operations {
                      *       "statusReason": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        webhookEndpointId: string;
-                        url: string;
-                        eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                        /** Format: date-time */
-                        creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
-                        status: "ENABLED" | "DISABLED";
-                        /** @description Extension: why the endpoint is disabled */
-                        statusReason: string | null;
-                    };
+                    "application/json": components["schemas"]["UpdateWebhookEndpointResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -7618,18 +7717,7 @@ export interface operations {
                      *       "eventId": "8c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
                      *     }
                      */
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description The delivery of the test event (an operator finds its attempts by it)
-                         */
-                        deliveryId: string;
-                        /**
-                         * Format: uuid
-                         * @description The test event's id: the `webhook-id` header and `data.eventId` your endpoint receives
-                         */
-                        eventId: string;
-                    };
+                    "application/json": components["schemas"]["SendWebhookEndpointTestEventResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -7791,13 +7879,7 @@ export interface operations {
                  *       "expiresInSeconds": 3600
                  *     }
                  */
-                "application/json": {
-                    /**
-                     * Format: int32
-                     * @description How long the replaced secret goes on signing deliveries beside the new one: default 86400 (24 h), at most 604800 (7 days), 0 stops it at once
-                     */
-                    expiresInSeconds?: number;
-                };
+                "application/json": components["schemas"]["RotateWebhookEndpointSecretRequest"];
             };
         };
         responses: {
@@ -7826,22 +7908,7 @@ export interface operations {
                      *       "previousSecretExpiresAt": "2026-11-22T10:00:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        webhookEndpointId: string;
-                        url: string;
-                        eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                        /** Format: date-time */
-                        creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
-                        status: "ENABLED" | "DISABLED";
-                        /** @description Extension: why the endpoint is disabled */
-                        statusReason: string | null;
-                        /** @description The new secret, `whsec_` + base64 of 32 random bytes. Shown only in this answer; store it now */
-                        secret: string;
-                        /** @description Until when deliveries also carry a signature under the replaced secret; null when it stopped at once */
-                        previousSecretExpiresAt: string | null;
-                    };
+                    "application/json": components["schemas"]["RotateWebhookEndpointSecretResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -8041,18 +8108,7 @@ export interface operations {
                      *       "statusReason": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        webhookEndpointId: string;
-                        url: string;
-                        eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                        /** Format: date-time */
-                        creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
-                        status: "ENABLED" | "DISABLED";
-                        /** @description Extension: why the endpoint is disabled */
-                        statusReason: string | null;
-                    };
+                    "application/json": components["schemas"]["EnableWebhookEndpointResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -8212,18 +8268,7 @@ export interface operations {
                      *       "statusReason": null
                      *     }
                      */
-                    "application/json": {
-                        /** Format: uuid */
-                        webhookEndpointId: string;
-                        url: string;
-                        eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
-                        /** Format: date-time */
-                        creationTime: string;
-                        /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
-                        status: "ENABLED" | "DISABLED";
-                        /** @description Extension: why the endpoint is disabled */
-                        statusReason: string | null;
-                    };
+                    "application/json": components["schemas"]["DisableWebhookEndpointResponse"];
                 };
             };
             /** @description The request does not match the schema (VALIDATION_ERROR) */
@@ -8365,12 +8410,7 @@ export interface operations {
                  *       "amount": 250000
                  *     }
                  */
-                "application/json": {
-                    destinationMemberId: string;
-                    currency: string;
-                    /** @description Positive credits, negative debits */
-                    amount: number;
-                };
+                "application/json": components["schemas"]["AdjustSandboxPrefundRequest"];
             };
         };
         responses: {

@@ -115,3 +115,24 @@ test('a bound added to a request schema is enforced: a sandbox rejectReason over
   assert.equal(response.status, 400);
   assert.match(((await response.json()) as { detail: string }).detail, /^rejectReason: must NOT have more than \d+ characters$/);
 });
+
+test('request bodies and success answers are named component schemas, not inline ones', () => {
+  const paths = document['paths'] as Record<string, Record<string, {
+    requestBody?: { content?: Record<string, { schema?: Record<string, unknown> }> };
+    responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }>;
+  }>>;
+  const inline: string[] = [];
+  for (const [path, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const body = operation.requestBody?.content?.['application/json']?.schema;
+      if (body && body['$ref'] === undefined) inline.push(`${method} ${path} request`);
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const schema = response.content?.['application/json']?.schema;
+        if (status.startsWith('2') && schema && schema['$ref'] === undefined) inline.push(`${method} ${path} ${status}`);
+      }
+    }
+  }
+  assert.deepEqual(inline, []);
+  const schemas = (document['components'] as { schemas: Record<string, unknown> }).schemas;
+  assert.ok(schemas['CreatePayoutRequest'] && schemas['ProcessPayoutResponse'] && schemas['GetPayoutStatusResponse']);
+});

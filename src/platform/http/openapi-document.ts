@@ -86,7 +86,35 @@ export const RESPONSE_HEADERS = {
   },
 } as const;
 
-type Operation = { operationId?: string; responses?: Record<string, { headers?: Record<string, unknown> }> };
+type Media = Record<string, { schema?: Record<string, unknown> }>;
+type Operation = {
+  operationId?: string;
+  requestBody?: { content?: Media };
+  responses?: Record<string, { headers?: Record<string, unknown>; content?: Media }>;
+};
+
+const pascal = (operationId: string) => operationId[0]!.toUpperCase() + operationId.slice(1);
+
+/**
+ * Request and success bodies written inline in a route become named component schemas
+ * (`CreatePayoutRequest`, `ProcessPayoutResponse`, …) referenced from the operation, so that code
+ * generators give them stable names. The schema itself is unchanged.
+ */
+function nameInlineSchemas(operation: Operation, components: Record<string, unknown>): void {
+  const name = operation.operationId && pascal(operation.operationId);
+  if (!name) return;
+  const hoist = (media: Media | undefined, schemaName: string) => {
+    const json = media?.['application/json'];
+    const schema = json?.schema;
+    if (!json || !schema || schema['$ref'] !== undefined || (schema['type'] !== 'object' && schema['type'] !== 'array')) return;
+    components[schemaName] = schema;
+    json.schema = { $ref: `#/components/schemas/${schemaName}` };
+  };
+  hoist(operation.requestBody?.content, `${name}Request`);
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if (status.startsWith('2')) hoist(response.content, `${name}Response`);
+  }
+}
 
 function headersFor(key: string, path: string, status: string): Record<string, unknown> {
   const headers: Record<string, unknown> = { 'X-Request-Id': ref('X-Request-Id') };
@@ -99,16 +127,18 @@ function headersFor(key: string, path: string, status: string): Record<string, u
   return headers;
 }
 
-/** Adds operation ids, response headers, the webhooks section, servers, contact and licence to the generated document. */
+/** Adds operation ids, named request and response schemas, response headers, the webhooks section, servers, contact and licence to the generated document. */
 export function completeDocument(
   document: Record<string, unknown>, extras: { webhooks: Record<string, unknown>; schemas: Record<string, unknown> },
 ): Record<string, unknown> {
   const paths = (document['paths'] ?? {}) as Record<string, Record<string, Operation>>;
+  const schemas = ((document['components'] ??= {}) as Record<string, Record<string, unknown>>)['schemas'] ??= {};
   for (const [path, operations] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const key = `${method.toUpperCase()} ${path}`;
       const operationId = OPERATION_IDS[key];
       if (operationId) operation.operationId = operationId;
+      nameInlineSchemas(operation, schemas);
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         response.headers = { ...headersFor(key, path, status), ...(response.headers ?? {}) };
       }
