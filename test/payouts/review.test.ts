@@ -3,10 +3,8 @@
 // and the refusals.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { ROOT, startTestService, tempDataDir, type TestService } from '../support/service.ts';
+import { startTestService, tempDataDir, type TestService } from '../support/service.ts';
+import { adminCli } from '../support/admin.ts';
 import { json, token } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
 import { payoutJobs, recordingAlarm } from '../support/payout-jobs.ts';
@@ -17,9 +15,6 @@ import { applyAnswers } from '../../src/payouts/submission.ts';
 import { withTransaction } from '../../src/platform/database/transaction.ts';
 import { balances, checkLedger } from '../../src/ledger/service.ts';
 import { accountKey, prefundAccount } from '../../src/ledger/accounts.ts';
-
-const run = promisify(execFile);
-const NODE = path.join(ROOT, 'node_modules/.bin/node');
 
 let dataDir: string;
 let service: TestService;
@@ -37,15 +32,7 @@ after(async () => {
   await service.stop();
 });
 
-async function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(NODE, ['src/admin/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const { admin } = adminCli(() => dataDir);
 
 /** A payout in doubt whose partner could not be asked: parked (STATUS_UNKNOWN). Answers its review id. */
 async function parkedInDoubt(provider = 'MX_SPEI'): Promise<{ payoutId: string; reviewId: string }> {
