@@ -46,6 +46,7 @@ const EnvSchema = Type.Object({
   SANDBOX_RAIL_LATENCY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 0 }),
   PARTNER_SIGNING_KEY_FILE: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
   PARTNER_CONNECTIONS_REFRESH_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 5000 }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 32, maxLength: 200, pattern: '^[\\x21-\\x7e]+$' })),
   SANDBOX_CLIENT_SECRET_1: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
   SANDBOX_CLIENT_SECRET_2: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
 });
@@ -106,6 +107,8 @@ export interface Config {
   partnerSigningKeyFile: string | undefined;
   /** How often each process re-reads the partner connections (base URL, enabled). */
   partnerConnectionsRefreshMs: number;
+  /** Bearer token a Prometheus scraper sends to GET /metrics; unset: /metrics is not served. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -158,6 +161,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     sandboxRailLatencyMs: checked.SANDBOX_RAIL_LATENCY_MS,
     partnerSigningKeyFile: checked.PARTNER_SIGNING_KEY_FILE === undefined ? undefined : path.resolve(checked.PARTNER_SIGNING_KEY_FILE),
     partnerConnectionsRefreshMs: checked.PARTNER_CONNECTIONS_REFRESH_MS,
+    metricsToken: checked.METRICS_TOKEN,
     webhookWorkers: checked.WEBHOOK_WORKERS,
     webhookTimeoutMs: checked.WEBHOOK_TIMEOUT_MS,
     webhookEndpointConcurrency: checked.WEBHOOK_ENDPOINT_CONCURRENCY,
