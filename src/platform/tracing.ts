@@ -33,8 +33,9 @@ export function startTracing(serviceName: string, processor: SpanProcessor): Tra
     tracerProvider: provider,
     instrumentations: [
       new FastifyOtelInstrumentation({ registerOnInitialization: true, ignorePaths: (route) => UNTRACED_PATHS.has(route.url) }),
-      // statements only, not a span per pool checkout; a statement's values are never recorded
-      new PgInstrumentation({ ignoreConnectSpans: true, enhancedDatabaseReporting: false }),
+      // statements within a traced operation only (not the workers' polling), no span per pool
+      // checkout, and never a statement's values
+      new PgInstrumentation({ ignoreConnectSpans: true, enhancedDatabaseReporting: false, requireParentSpan: true }),
       new UndiciInstrumentation(),
     ],
   });
