@@ -9,6 +9,10 @@ import { token } from '../support/http.ts';
 import { eventually, payoutBody } from '../support/payouts.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { createSender } from '../../src/webhooks/sender.ts';
+import { Agent } from 'undici';
+import { createHttpRail } from '../../src/payouts/rails/http.ts';
+import type { PayoutForRail } from '../../src/payouts/rails/rail.ts';
+import { newKey } from '../support/partners.ts';
 
 let service: TestService;
 let receiver: Receiver;
@@ -62,5 +66,24 @@ describe('tracing', () => {
     await sender.close();
     const header = receiver.received.at(-1)?.headers['traceparent'];
     assert.match(header ?? '', new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+  });
+
+  test('a partner call carries a traceparent of the trace it was made in', async () => {
+    const dispatcher = new Agent();
+    const rail = createHttpRail({ baseUrl: new URL(receiver.url).origin, signingKey: newKey(), dispatcher, attemptsMax: 1 });
+    receiver.answer = () => ({ status: 404 });
+    const payout: PayoutForRail = {
+      payoutId: '0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20', payoutProviderId: 'MX_SPEI', payoutMethod: 'BANK_ACCOUNT', destinationMemberId: 'PARTNER_MX',
+      destinationCcy: 'MXN', payoutAmt: '10.00', sender: {}, beneficiary: {},
+    };
+    const traceId = await trace.getTracer('test').startActiveSpan('ask partner', async (span) => {
+      await rail.status(payout, AbortSignal.timeout(5000)).catch(() => undefined); // the answer does not matter here
+      span.end();
+      return span.spanContext().traceId;
+    });
+    await dispatcher.close();
+    const call = receiver.received.at(-1);
+    assert.match(call?.path ?? '', /0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20/);
+    assert.match(call?.headers['traceparent'] ?? '', new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
   });
 });
