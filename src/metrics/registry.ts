@@ -40,7 +40,17 @@ interface HttpSeries {
 export function createMetrics(options: MetricsOptions): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const snapshots = snapshotCache(options.db, options.nowMs ?? Date.now);
+  let readFailures = 0;
+  const snapshots = snapshotCache(options.db, options.nowMs ?? Date.now, () => readFailures++);
+  new Counter({
+    name: 'metrics_database_read_failures_total', help: 'Scrapes whose database figures could not be read (the last good reading was reported)', registers: [registry],
+    // metrics are collected in parallel: this one waits for the scrape's reading to count its outcome
+    async collect() {
+      await snapshots();
+      this.reset();
+      this.inc(readFailures);
+    },
+  });
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by method, route pattern and status code', labelNames: ['method', 'route', 'status_code'], registers: [registry] });
   const latency = new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP request latency, by method, route pattern and status code', labelNames: ['method', 'route', 'status_code'], buckets: LATENCY_BUCKETS_SECONDS, registers: [registry] });
   const errors = new Counter({ name: 'http_server_errors_total', help: 'HTTP requests answered with a 5xx, by method and route pattern', labelNames: ['method', 'route'], registers: [registry] });
@@ -83,17 +93,26 @@ function registerPoolGauges(registry: Registry, pools: Record<string, Db>): void
   gauge('db_pool_clients_waiting', 'Queries waiting for a connection, per pool', (pool) => pool.waitingCount);
 }
 
-/** One reading at a time, reused for SNAPSHOT_CACHE_MS; a failed reading is not cached. */
-function snapshotCache(db: Db, nowMs: () => number): () => Promise<OperationalSnapshot> {
-  let cached: { atMs: number; value: Promise<OperationalSnapshot> } | undefined;
+/**
+ * One reading at a time, reused for SNAPSHOT_CACHE_MS. A failed reading (the database is away) is
+ * counted and not cached, and the last good reading stands in (none before the first): the scrape
+ * still answers, with the HTTP and pool figures an outage needs most.
+ */
+function snapshotCache(db: Db, nowMs: () => number, onFailure: () => void): () => Promise<OperationalSnapshot | undefined> {
+  let cached: { atMs: number; value: Promise<OperationalSnapshot | undefined> } | undefined;
+  let lastGood: OperationalSnapshot | undefined;
   return () => {
     if (cached === undefined || nowMs() - cached.atMs >= SNAPSHOT_CACHE_MS) {
-      const value = readOperationalSnapshot(db);
-      const entry = { atMs: nowMs(), value };
+      const entry: { atMs: number; value: Promise<OperationalSnapshot | undefined> } = { atMs: nowMs(), value: Promise.resolve(undefined) };
+      entry.value = readOperationalSnapshot(db).then(
+        (snapshot) => (lastGood = snapshot),
+        () => {
+          onFailure();
+          if (cached === entry) cached = undefined;
+          return lastGood;
+        },
+      );
       cached = entry;
-      value.catch(() => {
-        if (cached === entry) cached = undefined;
-      });
     }
     return cached.value;
   };
@@ -101,14 +120,14 @@ function snapshotCache(db: Db, nowMs: () => number): () => Promise<OperationalSn
 
 type Read = (snapshot: OperationalSnapshot, set: (labels: Record<string, string>, value: number) => void) => void;
 
-function registerSnapshotGauges(registry: Registry, snapshot: () => Promise<OperationalSnapshot>): void {
+function registerSnapshotGauges(registry: Registry, snapshot: () => Promise<OperationalSnapshot | undefined>): void {
   const gauge = (name: string, help: string, labelNames: string[], read: Read) =>
     new Gauge({
       name, help, labelNames, registers: [registry],
       async collect() {
         const value = await snapshot();
         this.reset(); // a label set that vanished (an empty queue) is not reported stale
-        read(value, (labels, figure) => this.set(labels, figure));
+        if (value !== undefined) read(value, (labels, figure) => this.set(labels, figure));
       },
     });
   gauge('job_queue_depth', 'Jobs in the queue (due, scheduled or failing), per task', ['task'], (s, set) => s.queues.forEach((q) => set({ task: q.task }, q.depth)));

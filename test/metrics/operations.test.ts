@@ -7,6 +7,8 @@ import pino from 'pino';
 import { loadConfig } from '../../src/platform/config.ts';
 import { startService, type RunningService } from '../../src/service.ts';
 import { workerLogger } from '../../src/platform/jobs.ts';
+import { createPool } from '../../src/platform/database/pool.ts';
+import { createMetrics } from '../../src/metrics/registry.ts';
 import { tempDataDir } from '../support/service.ts';
 import { DEMO, token } from '../support/http.ts';
 import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
@@ -85,6 +87,19 @@ describe('metrics', () => {
     await api.created(payoutBody('MX_SPEI'));
     const second = seriesValue(await (await scrape()).text(), 'payouts{status="ACCP"}') ?? 0;
     assert.equal(second, first, 'a scrape within the cache period reuses the last reading');
+  });
+
+  test('a scrape while the database is unreachable still answers, and counts the failed reading', async () => {
+    const unreachable = createPool({ url: 'postgres://nobody@127.0.0.1:1/none', max: 1, applicationName: 'metrics-test' });
+    try {
+      const metrics = createMetrics({ db: unreachable, pools: { api: unreachable } });
+      const text = await metrics.render();
+      assert.equal(seriesValue(text, 'metrics_database_read_failures_total'), 1);
+      assert.notEqual(seriesValue(text, 'db_pool_clients_total{pool="api"}'), undefined, 'the pool figures are still reported');
+      assert.doesNotMatch(text, /^payouts\{/m, 'no database figure is made up');
+    } finally {
+      await unreachable.end();
+    }
   });
 
   test('/metrics is not in the OpenAPI document', async () => {
