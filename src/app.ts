@@ -44,6 +44,8 @@ import type { EndpointsService } from './webhooks/endpoints.ts';
 import { partnerRoutes } from './partners/routes.ts';
 import type { Intake } from './partners/intake.ts';
 import type { ServiceSigningKey } from './partners/service-key.ts';
+import type { Metrics } from './metrics/registry.ts';
+import { metricsRoutes } from './metrics/routes.ts';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 /** Client ids are at most 100 characters; a longer claimed one is cut, so that a key stays small. */
@@ -67,6 +69,8 @@ export interface AppOptions {
   webhookEndpoints: EndpointsService;
   /** The partner protocol's side in the service (/partner-api); absent in mock mode. */
   partners?: { intake: Intake; serviceKey: ServiceSigningKey };
+  /** Prometheus metrics: requests are counted when given; GET /metrics is served when a token is given too. */
+  metrics?: { metrics: Metrics; token: string | undefined };
   /** Mock mode: secured routes answer their documented examples, tokens come from `tokens`. */
   mock?: { tokens: (signer: TokenSigner) => TokenService };
 }
@@ -80,6 +84,9 @@ class AccessLog extends LogController {
       method: request.method,
       path: request.url.split('?')[0],
       statusCode: reply.statusCode,
+      // who asked: set once the token is verified (absent for public routes and refused tokens)
+      clientId: request.auth?.clientId,
+      memberId: request.auth?.memberId,
       responseTimeMs: Math.round(reply.elapsedTime * 100) / 100,
     };
     if (error) reply.log.error({ ...entry, err: error }, 'request errored');
@@ -128,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.decorate('services', { clients });
 
+  if (options.metrics) observeRequests(app, options.metrics.metrics);
   await registerHttpPlatform(app, {
     rateLimitPerMinute: options.rateLimitPerMinute,
     clientKey: (request) => {
@@ -160,7 +168,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(webhookRoutes, { endpoints: options.webhookEndpoints });
   if (sandbox) await app.register(sandboxRoutes, { db: options.db });
   if (options.partners) await app.register(partnerRoutes, { db: options.db, ...options.partners });
+  if (options.metrics?.token !== undefined) await app.register(metricsRoutes, { metrics: options.metrics.metrics, token: options.metrics.token });
   return app;
+}
+
+/** Every answered request, under its route pattern (a URL that matched none counts as "unmatched"). */
+function observeRequests(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest({
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      statusCode: reply.statusCode,
+      elapsedSeconds: reply.elapsedTime / 1000,
+    });
+    done();
+  });
 }
 
 declare module 'fastify' {

@@ -4,7 +4,6 @@
 import module from 'node:module';
 import { ConfigError, loadConfig, type Config } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
-import { isDatabaseUnavailable } from './platform/database/pool.ts';
 import type { RunningService } from './service.ts';
 
 // Node keeps compiled (and type-stripped) modules in a cache directory, so that a restart, and
@@ -21,6 +20,12 @@ try {
 }
 
 const log = createLogger(config.logLevel);
+// Traces start before anything loads pg or undici (both imported below), so that they can be patched.
+const tracingConfig = config.tracing;
+const tracing = tracingConfig === undefined
+  ? undefined
+  : await import('./platform/tracing.ts').then(({ startTracing, processorFor }) => startTracing(tracingConfig.serviceName, processorFor(tracingConfig)));
+const { isDatabaseUnavailable } = await import('./platform/database/pool.ts');
 // A database outage must not end the process: the pools reconnect and the job runners are
 // restarted, so a stray rejection of a lost connection is logged and survived. Anything else is
 // a bug whose consequences are unknown, and ends the process as Node would.
@@ -48,7 +53,7 @@ try {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     timer.unref();
-    service.stop().then(
+    service.stop().then(() => tracing?.shutdown()).then(
       () => {
         log.info('stopped');
         process.exit(0);

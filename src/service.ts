@@ -36,6 +36,7 @@ import { startMockServer } from './mock/server.ts';
 import { resolveServiceSigningKey } from './partners/service-key.ts';
 import { createIntake } from './partners/intake.ts';
 import { createPartnerRails, type PartnerRails } from './partners/rail-registry.ts';
+import { createMetrics } from './metrics/registry.ts';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -101,6 +102,8 @@ export async function startService(config: Config, log: Logger): Promise<Running
     }
     const pool = db;
     const clock = systemClock;
+    // every pool of the process, by name, for the metrics' connection gauges
+    const pools: Record<string, Db> = { api: pool };
     // Production reaches partners over the partner protocol (one HTTP rail per enabled connection,
     // npm run admin -- partners connect); a destination member with none has no rail and is sent nothing.
     if (config.mode === 'production') {
@@ -148,12 +151,14 @@ export async function startService(config: Config, log: Logger): Promise<Running
     if (config.workers > 0) {
       // the runner gets its own connections, so that jobs and API requests never wait for each other's
       const workerPool = createPool({ url: database.url, max: config.workers + 2, applicationName: `worker-${process.pid}` });
+      pools['worker'] = workerPool;
       workers = await startWorkers({ db: workerPool, taskList, cron: cronItems, concurrency: config.workers, log, onDatabaseBack: scheduleSweeps });
     }
     if (config.webhookWorkers > 0) {
       // deliveries have a worker pool of their own: receivers' response times never hold up payouts and settlements
       sender = createSender({ mode: urlMode, timeoutMs: config.webhookTimeoutMs, connectionsPerEndpointMax: config.webhookEndpointConcurrency });
       const webhookPool = createPool({ url: database.url, max: 12, applicationName: `webhooks-${process.pid}` });
+      pools['webhooks'] = webhookPool;
       const delivery = createDelivery({
         db: webhookPool, secrets, sender, clock, timeoutMs: config.webhookTimeoutMs,
         endpointConcurrencyMax: config.webhookEndpointConcurrency, memberConcurrencyMax: config.webhookMemberConcurrency,
@@ -183,6 +188,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       events,
       webhookEndpoints,
       partners: { intake: createIntake({ db: pool }), serviceKey },
+      metrics: { metrics: createMetrics({ db: pool, pools }), token: config.metricsToken },
       readiness: {
         async notReadyReason() {
           if (!ready) return 'starting or shutting down';

@@ -46,6 +46,10 @@ const EnvSchema = Type.Object({
   SANDBOX_RAIL_LATENCY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 0 }),
   PARTNER_SIGNING_KEY_FILE: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
   PARTNER_CONNECTIONS_REFRESH_MS: Type.Integer({ minimum: 100, maximum: 600_000, default: 5000 }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 32, maxLength: 200, pattern: '^[\\x21-\\x7e]+$' })),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 1000 })),
+  OTEL_TRACES_EXPORTER: Type.Optional(StringEnum(['otlp', 'console', 'none'])),
+  OTEL_SERVICE_NAME: Type.String({ minLength: 1, maxLength: 200, default: 'settlement-payout-service' }),
   SANDBOX_CLIENT_SECRET_1: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
   SANDBOX_CLIENT_SECRET_2: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
 });
@@ -106,6 +110,17 @@ export interface Config {
   partnerSigningKeyFile: string | undefined;
   /** How often each process re-reads the partner connections (base URL, enabled). */
   partnerConnectionsRefreshMs: number;
+  /** Bearer token a Prometheus scraper sends to GET /metrics; unset: /metrics is not served. */
+  metricsToken: string | undefined;
+  /** Traces: off (undefined) unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER is set. */
+  tracing: TracingConfig | undefined;
+}
+
+export interface TracingConfig {
+  exporter: 'otlp' | 'console';
+  /** The OTLP/HTTP collector's base URL (traces go to its /v1/traces); unset: the exporter's default. */
+  endpoint: string | undefined;
+  serviceName: string;
 }
 
 export class ConfigError extends Error {
@@ -158,6 +173,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     sandboxRailLatencyMs: checked.SANDBOX_RAIL_LATENCY_MS,
     partnerSigningKeyFile: checked.PARTNER_SIGNING_KEY_FILE === undefined ? undefined : path.resolve(checked.PARTNER_SIGNING_KEY_FILE),
     partnerConnectionsRefreshMs: checked.PARTNER_CONNECTIONS_REFRESH_MS,
+    metricsToken: checked.METRICS_TOKEN,
+    tracing: tracingConfig(checked),
     webhookWorkers: checked.WEBHOOK_WORKERS,
     webhookTimeoutMs: checked.WEBHOOK_TIMEOUT_MS,
     webhookEndpointConcurrency: checked.WEBHOOK_ENDPOINT_CONCURRENCY,
@@ -187,6 +204,12 @@ function checkTimings(config: Config): void {
         `PARTNER_TIMEOUT_MS (${config.partnerTimeoutMs} ms)`,
     );
   }
+}
+
+function tracingConfig(env: Env): TracingConfig | undefined {
+  const exporter = env.OTEL_TRACES_EXPORTER ?? (env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? 'none' : 'otlp');
+  if (exporter === 'none') return undefined;
+  return { exporter, endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME };
 }
 
 /** false: X-Forwarded-For is ignored; a list: believed from those proxies only. */

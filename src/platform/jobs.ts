@@ -57,7 +57,8 @@ export function workerLogger(log: FastifyBaseLogger): WorkerLogger {
     const entry = { scope: { label: scope.label, taskIdentifier: scope.taskIdentifier, jobId: scope.jobId }, ...meta };
     if (level === 'error') log.error(entry, message);
     else if (level === 'warning') log.warn(entry, message);
-    else if (level === 'info') log.info(entry, message);
+    // a routine completion is debug: at info, a busy queue would drown the lines that matter
+    else if (level === 'info' && !message.startsWith('Completed task ')) log.info(entry, message);
     else log.debug(entry, message);
   });
 }

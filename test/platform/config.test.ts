@@ -59,3 +59,23 @@ test('a submission recovery interval under twice the partner timeout is refused 
   assert.equal(loadConfig({ PARTNER_TIMEOUT_MS: '15000', PAYOUT_SUBMISSION_RECOVERY_SECONDS: '30' }).partnerTimeoutMs, 15000);
   assert.equal(loadConfig({}).payoutSubmissionRecoverySeconds * 1000 >= 2 * loadConfig({}).partnerTimeoutMs, true, 'the defaults agree');
 });
+
+describe('metrics and traces', () => {
+  test('METRICS_TOKEN is optional, and when given at least 32 printable characters', () => {
+    assert.equal(loadConfig({}).metricsToken, undefined);
+    assert.equal(loadConfig({ METRICS_TOKEN: 'a'.repeat(32) }).metricsToken, 'a'.repeat(32));
+    assert.throws(() => loadConfig({ METRICS_TOKEN: 'short' }), (error: Error) => error instanceof ConfigError && /METRICS_TOKEN/.test(error.message));
+    assert.throws(() => loadConfig({ METRICS_TOKEN: `${'a'.repeat(32)} b` }), (error: Error) => error instanceof ConfigError && /METRICS_TOKEN/.test(error.message));
+  });
+
+  test('traces are off unless an OTLP endpoint or a traces exporter is named', () => {
+    assert.equal(loadConfig({}).tracing, undefined);
+    assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing, undefined);
+    assert.deepEqual(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing, {
+      exporter: 'otlp', endpoint: 'http://collector:4318', serviceName: 'settlement-payout-service',
+    });
+    assert.equal(loadConfig({ OTEL_TRACES_EXPORTER: 'console' }).tracing?.exporter, 'console');
+    assert.throws(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin' }), (error: Error) => error instanceof ConfigError && /OTEL_TRACES_EXPORTER/.test(error.message));
+    assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }), (error: Error) => error instanceof ConfigError && /OTEL_EXPORTER_OTLP_ENDPOINT/.test(error.message));
+  });
+});
