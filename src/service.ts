@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { PUBLISHED_SECRETS, type Config } from './platform/config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './platform/database/embedded.ts';
-import { migrate } from './platform/database/migrate.ts';
+import { migrate, schemaMismatch, schemaState } from './platform/database/migrate.ts';
 import { createPool, type Db } from './platform/database/pool.ts';
 import { resolveKeys } from './platform/keys.ts';
 import { enqueueJob, startWorkers, workerLogger, type Workers } from './platform/jobs.ts';
@@ -58,6 +58,17 @@ async function openDatabase(config: Config, log: Logger) {
   return { url: embedded.url, embedded };
 }
 
+/** Migrates (MIGRATE_ON_START=true) or checks that someone has (false: no DDL rights needed). */
+async function prepareSchema(db: Db, config: Config, log: Logger): Promise<void> {
+  if (config.migrateOnStart) {
+    const applied = await migrate(db, workerLogger(log));
+    if (applied.length > 0) log.info({ applied }, 'database migrations applied');
+    return;
+  }
+  const mismatch = schemaMismatch(await schemaState(db));
+  if (mismatch !== undefined) throw new StartupError(`MIGRATE_ON_START=false and ${mismatch}`);
+}
+
 export async function startService(config: Config, log: Logger): Promise<RunningService> {
   if (config.mode === 'mock') {
     const mock = await startMockServer(config, log);
@@ -85,8 +96,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     const database = await openDatabase(config, log);
     embedded = database.embedded;
     db = createPool({ url: database.url, max: config.databasePoolMax, applicationName: `service-${process.pid}` });
-    const applied = await migrate(db, workerLogger(log));
-    if (applied.length > 0) log.info({ applied }, 'database migrations applied');
+    await prepareSchema(db, config, log);
     const keys = await resolveKeys(config);
     const serviceKey = await resolveServiceSigningKey({ dataDir: config.dataDir, keyFile: config.partnerSigningKeyFile });
     if (config.mode === 'production') {

@@ -20,6 +20,7 @@ const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  MIGRATE_ON_START: Type.Optional(StringEnum(['true', 'false'])),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 2, maximum: 200, default: 20 }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   LOG_LEVEL: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
@@ -58,6 +59,11 @@ export interface Config {
   /** Set: use that PostgreSQL. Unset: start the embedded one under dataDir. */
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /**
+   * true: apply missing migrations at boot (needs DDL rights). false: only check that the schema
+   * is at this release's version and refuse to start if not (`npm run migrate` is a separate step).
+   */
+  migrateOnStart: boolean;
   dataDir: string;
   logLevel: string;
   /** Keys as given; in sandbox mode missing ones are generated under dataDir (see platform/keys.ts). */
@@ -138,6 +144,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     host: checked.HOST,
     databaseUrl: checked.DATABASE_URL,
     databasePoolMax: checked.DATABASE_POOL_MAX,
+    // the embedded database and the sandbox migrate themselves, so that `npm start` just works;
+    // production on its own PostgreSQL migrates as a separate, privileged step
+    migrateOnStart: checked.MIGRATE_ON_START === undefined
+      ? checked.DATABASE_URL === undefined || checked.MODE !== 'production'
+      : checked.MIGRATE_ON_START === 'true',
     dataDir: path.resolve(checked.DATA_DIR),
     logLevel: checked.LOG_LEVEL,
     tokenSigningKey: checked.TOKEN_SIGNING_KEY,
