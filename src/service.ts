@@ -32,6 +32,7 @@ import { createSecretBox } from './webhooks/secrets.ts';
 import { createSender, type Sender } from './webhooks/sender.ts';
 import { createDelivery } from './webhooks/deliver.ts';
 import { DELIVER_TASK } from './webhooks/task-names.ts';
+import { createReadiness } from './health/readiness.ts';
 import { startMockServer } from './mock/server.ts';
 import { resolveServiceSigningKey } from './partners/service-key.ts';
 import { createIntake } from './partners/intake.ts';
@@ -40,6 +41,8 @@ import { createPartnerRails, type PartnerRails } from './partners/rail-registry.
 export interface RunningService {
   app: FastifyInstance;
   db: Db;
+  /** This process's job runners (undefined with WORKERS=0 or WEBHOOK_WORKERS=0); /readyz reports them. */
+  workers: { jobs: Workers | undefined; webhooks: Workers | undefined };
   /** http://host:port of the listening server. */
   url: string;
   stop(): Promise<void>;
@@ -72,7 +75,7 @@ async function prepareSchema(db: Db, config: Config, log: Logger): Promise<void>
 export async function startService(config: Config, log: Logger): Promise<RunningService> {
   if (config.mode === 'mock') {
     const mock = await startMockServer(config, log);
-    return { app: mock.app, db: undefined as never, url: mock.url, stop: mock.stop };
+    return { app: mock.app, db: undefined as never, url: mock.url, stop: mock.stop, workers: { jobs: undefined, webhooks: undefined } };
   }
   let embedded: EmbeddedPostgres | undefined;
   let db: Db | undefined;
@@ -193,22 +196,15 @@ export async function startService(config: Config, log: Logger): Promise<Running
       events,
       webhookEndpoints,
       partners: { intake: createIntake({ db: pool }), serviceKey },
-      readiness: {
-        async notReadyReason() {
-          if (!ready) return 'starting or shutting down';
-          if (workers?.running() === false || webhookWorkers?.running() === false) return 'the job runner is restarting';
-          try {
-            await pool.query('SELECT 1');
-            return undefined;
-          } catch {
-            return 'the database does not answer';
-          }
-        },
-      },
+      readiness: createReadiness({
+        db: pool,
+        started: () => ready,
+        runners: () => ({ workers, webhookWorkers }),
+      }),
     });
     const address = await app.listen({ port: config.port, host: config.host });
     ready = true;
-    return { app, db: pool, url: address, stop };
+    return { app, db: pool, url: address, stop, workers: { jobs: workers, webhooks: webhookWorkers } };
   } catch (error) {
     await stop().catch((stopError: unknown) => log.error({ err: stopError }, 'cleanup after a failed start failed'));
     throw error;
