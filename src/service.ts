@@ -32,6 +32,7 @@ import { createSecretBox } from './webhooks/secrets.ts';
 import { createSender, type Sender } from './webhooks/sender.ts';
 import { createDelivery } from './webhooks/deliver.ts';
 import { DELIVER_TASK } from './webhooks/task-names.ts';
+import { createSharedRateLimit, type SharedRateLimit } from './platform/rate-limit/store.ts';
 import { createReadiness } from './health/readiness.ts';
 import { startMockServer } from './mock/server.ts';
 import { resolveServiceSigningKey } from './partners/service-key.ts';
@@ -84,10 +85,12 @@ export async function startService(config: Config, log: Logger): Promise<Running
   let sender: Sender | undefined;
   let partnerRails: PartnerRails | undefined;
   let app: FastifyInstance | undefined;
+  let rateLimits: SharedRateLimit | undefined;
   let ready = false;
   const stop = async () => {
     ready = false;
     await app?.close(); // stops accepting, lets in-flight requests finish
+    await rateLimits?.stop(); // sends the last counts
     await workers?.stop(); // lets running jobs finish
     await webhookWorkers?.stop();
     await sender?.close();
@@ -177,11 +180,13 @@ export async function startService(config: Config, log: Logger): Promise<Running
         batching: { localQueueSize: config.webhookWorkers, completeBatchDelayMs: 5 },
       });
     }
+    rateLimits = createSharedRateLimit({ db: pool, syncIntervalMs: config.rateLimitSyncMs, log });
     app = await buildApp({
       mode: config.mode,
       db: pool,
       keys,
       rateLimitPerMinute: config.rateLimitPerMinute,
+      rateLimitStore: rateLimits,
       trustProxy: config.trustProxy,
       authFailureLimits: {
         windowSeconds: config.authFailureWindowSeconds,

@@ -28,6 +28,7 @@ const EnvSchema = Type.Object({
   TOKEN_SIGNING_KEY_PREVIOUS: Type.Optional(Base64Key),
   CLIENT_SECRET_KEY: Type.Optional(Base64Key),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
+  RATE_LIMIT_SYNC_MS: Type.Integer({ minimum: 50, maximum: 10_000, default: 500 }),
   TRUST_PROXY: Type.String({ minLength: 1, maxLength: 2000, default: 'false' }),
   AUTH_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 10, maximum: 86_400, default: 300 }),
   AUTH_FAILURES_PER_ADDRESS_MAX: Type.Integer({ minimum: 1, maximum: 100_000, default: 50 }),
@@ -71,6 +72,8 @@ export interface Config {
   tokenSigningKeyPrevious: string | undefined;
   clientSecretKey: string | undefined;
   rateLimitPerMinute: number;
+  /** How often each process sends its rate-limit counts and reads the others' (the limit's slack across processes). */
+  rateLimitSyncMs: number;
   /**
    * Which peers' X-Forwarded-For is believed (Fastify's trustProxy): false, or the proxies'
    * addresses and CIDRs. It gives the source address of the failed-authentication limits.
@@ -155,6 +158,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     tokenSigningKeyPrevious: checked.TOKEN_SIGNING_KEY_PREVIOUS,
     clientSecretKey: checked.CLIENT_SECRET_KEY,
     rateLimitPerMinute: checked.RATE_LIMIT_PER_MINUTE,
+    rateLimitSyncMs: checked.RATE_LIMIT_SYNC_MS,
     trustProxy: parseTrustProxy(checked.TRUST_PROXY),
     authFailureWindowSeconds: checked.AUTH_FAILURE_WINDOW_SECONDS,
     authFailuresPerAddressMax: checked.AUTH_FAILURES_PER_ADDRESS_MAX,
