@@ -68,6 +68,20 @@ test('npm run migrate applies every migration and exits; a second run finds noth
   assert.match(second.output, /database schema already up to date/);
 });
 
+test('npm run migrate without DATABASE_URL initialises and migrates the embedded database under DATA_DIR, then stops it', async () => {
+  const dataDir = await tempDataDir();
+  const first = await npmRunMigrate({ DATA_DIR: dataDir });
+  assert.equal(first.code, 0, first.output);
+  assert.match(first.output, /database migrations applied/);
+  await assert.rejects(fs.stat(path.join(dataDir, 'runtime.json')), 'the embedded database is stopped again');
+  const service = await startTestService({ DATA_DIR: dataDir, MIGRATE_ON_START: 'false', WORKERS: '0', WEBHOOK_WORKERS: '0' });
+  try {
+    assert.equal((await fetch(`${service.url}/readyz`)).status, 200);
+  } finally {
+    await service.stop();
+  }
+});
+
 test('a runtime role with data rights only runs the service (MIGRATE_ON_START=false) and pays out end to end', async () => {
   const grants = await fs.readFile(path.join(ROOT, 'docs/sql/runtime-role.sql'), 'utf8');
   await asOwner(async (c) => {
