@@ -51,18 +51,30 @@ test('a budget spent on one process is spent on the other: exactly the limit pas
   const accessToken = await token(a.url, { scope: 'payouts' });
   const onA = await statuses(a.url, accessToken, 15);
   assert.deepEqual(onA, Array(15).fill(200));
-  await sleep(SYNC_MS * 5); // A has sent its counts
+  await sleep(SYNC_MS * 10); // A has sent its counts
   const onB = await statuses(b.url, accessToken, 10);
   assert.deepEqual(onB, [...Array(5).fill(200), ...Array(5).fill(429)], 'B knows of A\'s 15 from its first request');
-  await sleep(SYNC_MS * 5); // A has read B's counts
+  await sleep(SYNC_MS * 10); // A has read B's counts
   assert.deepEqual(await statuses(a.url, accessToken, 2), [429, 429], 'and A knows of B\'s');
 
+  await sleep(SYNC_MS * 10); // A has sent its last counts
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
     const rows = await client.query<{ count: string }>("SELECT count FROM rate_limit_counters WHERE key LIKE 'client:%'");
     assert.equal(rows.rows.length, 1, 'one row per client and window');
     assert.equal(Number(rows.rows[0]!.count), 15 + 10 + 2, 'every request counted once');
+    // ended windows' rows are deleted by the processes' syncs; the running window's stay
+    await client.query("INSERT INTO rate_limit_counters (key, window_start_ms, count) VALUES ('client:old', $1, 5)", [Date.now() - 180_000]);
+    const deadline = Date.now() + 10_000;
+    let old = 1;
+    while (old > 0 && Date.now() < deadline) {
+      await sleep(200);
+      old = (await client.query("SELECT 1 FROM rate_limit_counters WHERE key = 'client:old'")).rowCount ?? 0;
+    }
+    assert.equal(old, 0, 'the ended window is deleted');
+    const kept = await client.query<{ count: string }>("SELECT count FROM rate_limit_counters WHERE key LIKE 'client:%'");
+    assert.deepEqual(kept.rows.map((r) => Number(r.count)), [27], 'the running window is kept');
     const persistence = await client.query<{ relpersistence: string }>("SELECT relpersistence FROM pg_class WHERE relname = 'rate_limit_counters'");
     assert.equal(persistence.rows[0]!.relpersistence, 'u', 'UNLOGGED');
   } finally {

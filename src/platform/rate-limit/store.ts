@@ -87,9 +87,11 @@ export function createSharedRateLimit(options: { db: Queryable; syncIntervalMs: 
   };
   // windows are kept per (length, start): the map's id carries the length
   const windowMsOf = (id: string) => Number(id.slice(0, id.indexOf('|')));
+  /** The start of the oldest window still running, over every window length this process has used. */
+  const windowLengthsMs = new Set<number>();
   const oldestLiveWindowMs = (nowMs: number) => {
     let oldest = nowMs;
-    for (const entry of entries.values()) oldest = Math.min(oldest, entry.windowStartMs);
+    for (const lengthMs of windowLengthsMs) oldest = Math.min(oldest, nowMs - (nowMs % lengthMs));
     return oldest;
   };
 
@@ -101,6 +103,7 @@ export function createSharedRateLimit(options: { db: Queryable; syncIntervalMs: 
     incr(key, callback, timeWindowMs) {
       const nowMs = Date.now();
       const windowStartMs = nowMs - (nowMs % timeWindowMs);
+      windowLengthsMs.add(timeWindowMs);
       const id = `${timeWindowMs}|${key}`;
       let entry = entries.get(id);
       if (entry !== undefined && entry.windowStartMs !== windowStartMs) {
