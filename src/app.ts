@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { Db } from './platform/database/pool.ts';
 import type { Keys } from './platform/keys.ts';
 import type { Mode, TrustProxy } from './platform/config.ts';
+import type { SharedRateLimit } from './platform/rate-limit/store.ts';
 import { clientErrors, frameworkErrors, MAX_PARAM_LENGTH, registerHttpPlatform, requestIdFor } from './platform/http/plugins.ts';
 import { registerOpenApi } from './platform/http/openapi.ts';
 import { buildValidator } from './platform/http/validation.ts';
@@ -56,6 +57,8 @@ export interface AppOptions {
   db: Db;
   keys: Keys;
   rateLimitPerMinute: number;
+  /** Per-client counts shared with the other processes on the database (see platform/rate-limit). */
+  rateLimitStore?: SharedRateLimit;
   /** Whose X-Forwarded-For gives request.ip (see config.ts). */
   trustProxy: TrustProxy;
   authFailureLimits: FailureLimits;
@@ -138,6 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.metrics) observeRequests(app, options.metrics.metrics);
   await registerHttpPlatform(app, {
     rateLimitPerMinute: options.rateLimitPerMinute,
+    ...(options.rateLimitStore === undefined ? {} : { rateLimitStore: options.rateLimitStore }),
     clientKey: (request) => {
       if (request.auth) return `client:${request.auth.clientId}`;
       // A token request is not authenticated yet: it is counted under the client id it claims

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import { PUBLISHED_SECRETS, type Config } from './platform/config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './platform/database/embedded.ts';
-import { migrate } from './platform/database/migrate.ts';
+import { migrate, schemaMismatch, schemaState } from './platform/database/migrate.ts';
 import { createPool, type Db } from './platform/database/pool.ts';
 import { resolveKeys } from './platform/keys.ts';
 import { enqueueJob, startWorkers, workerLogger, type Workers } from './platform/jobs.ts';
@@ -32,6 +32,8 @@ import { createSecretBox } from './webhooks/secrets.ts';
 import { createSender, type Sender } from './webhooks/sender.ts';
 import { createDelivery } from './webhooks/deliver.ts';
 import { DELIVER_TASK } from './webhooks/task-names.ts';
+import { createSharedRateLimit, type SharedRateLimit } from './platform/rate-limit/store.ts';
+import { createReadiness } from './health/readiness.ts';
 import { startMockServer } from './mock/server.ts';
 import { resolveServiceSigningKey } from './partners/service-key.ts';
 import { createIntake } from './partners/intake.ts';
@@ -41,6 +43,8 @@ import { createMetrics } from './metrics/registry.ts';
 export interface RunningService {
   app: FastifyInstance;
   db: Db;
+  /** This process's job runners (undefined with WORKERS=0 or WEBHOOK_WORKERS=0); /readyz reports them. */
+  workers: { jobs: Workers | undefined; webhooks: Workers | undefined };
   /** http://host:port of the listening server. */
   url: string;
   stop(): Promise<void>;
@@ -59,10 +63,21 @@ async function openDatabase(config: Config, log: Logger) {
   return { url: embedded.url, embedded };
 }
 
+/** Migrates (MIGRATE_ON_START=true) or checks that someone has (false: no DDL rights needed). */
+async function prepareSchema(db: Db, config: Config, log: Logger): Promise<void> {
+  if (config.migrateOnStart) {
+    const applied = await migrate(db, workerLogger(log));
+    if (applied.length > 0) log.info({ applied }, 'database migrations applied');
+    return;
+  }
+  const mismatch = schemaMismatch(await schemaState(db));
+  if (mismatch !== undefined) throw new StartupError(`MIGRATE_ON_START=false and ${mismatch}`);
+}
+
 export async function startService(config: Config, log: Logger): Promise<RunningService> {
   if (config.mode === 'mock') {
     const mock = await startMockServer(config, log);
-    return { app: mock.app, db: undefined as never, url: mock.url, stop: mock.stop };
+    return { app: mock.app, db: undefined as never, url: mock.url, stop: mock.stop, workers: { jobs: undefined, webhooks: undefined } };
   }
   let embedded: EmbeddedPostgres | undefined;
   let db: Db | undefined;
@@ -71,10 +86,12 @@ export async function startService(config: Config, log: Logger): Promise<Running
   let sender: Sender | undefined;
   let partnerRails: PartnerRails | undefined;
   let app: FastifyInstance | undefined;
+  let rateLimits: SharedRateLimit | undefined;
   let ready = false;
   const stop = async () => {
     ready = false;
     await app?.close(); // stops accepting, lets in-flight requests finish
+    await rateLimits?.stop(); // sends the last counts
     await workers?.stop(); // lets running jobs finish
     await webhookWorkers?.stop();
     await sender?.close();
@@ -86,8 +103,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     const database = await openDatabase(config, log);
     embedded = database.embedded;
     db = createPool({ url: database.url, max: config.databasePoolMax, applicationName: `service-${process.pid}` });
-    const applied = await migrate(db, workerLogger(log));
-    if (applied.length > 0) log.info({ applied }, 'database migrations applied');
+    await prepareSchema(db, config, log);
     const keys = await resolveKeys(config);
     const serviceKey = await resolveServiceSigningKey({ dataDir: config.dataDir, keyFile: config.partnerSigningKeyFile });
     if (config.mode === 'production') {
@@ -169,11 +185,13 @@ export async function startService(config: Config, log: Logger): Promise<Running
         batching: { localQueueSize: config.webhookWorkers, completeBatchDelayMs: 5 },
       });
     }
+    rateLimits = createSharedRateLimit({ db: pool, syncIntervalMs: config.rateLimitSyncMs, log });
     app = await buildApp({
       mode: config.mode,
       db: pool,
       keys,
       rateLimitPerMinute: config.rateLimitPerMinute,
+      rateLimitStore: rateLimits,
       trustProxy: config.trustProxy,
       authFailureLimits: {
         windowSeconds: config.authFailureWindowSeconds,
@@ -189,22 +207,15 @@ export async function startService(config: Config, log: Logger): Promise<Running
       webhookEndpoints,
       partners: { intake: createIntake({ db: pool }), serviceKey },
       metrics: { metrics: createMetrics({ db: pool, pools }), token: config.metricsToken },
-      readiness: {
-        async notReadyReason() {
-          if (!ready) return 'starting or shutting down';
-          if (workers?.running() === false || webhookWorkers?.running() === false) return 'the job runner is restarting';
-          try {
-            await pool.query('SELECT 1');
-            return undefined;
-          } catch {
-            return 'the database does not answer';
-          }
-        },
-      },
+      readiness: createReadiness({
+        db: pool,
+        started: () => ready,
+        runners: () => ({ workers, webhookWorkers }),
+      }),
     });
     const address = await app.listen({ port: config.port, host: config.host });
     ready = true;
-    return { app, db: pool, url: address, stop };
+    return { app, db: pool, url: address, stop, workers: { jobs: workers, webhooks: webhookWorkers } };
   } catch (error) {
     await stop().catch((stopError: unknown) => log.error({ err: stopError }, 'cleanup after a failed start failed'));
     throw error;

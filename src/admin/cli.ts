@@ -35,6 +35,7 @@ import { executePartners, PARTNERS_COMMANDS, PARTNERS_LIST_COMMANDS, PARTNERS_US
 import type { Config } from '../platform/config.ts';
 import { CommandError, UsageError } from './errors.ts';
 import { executeProviders, PROVIDERS_COMMANDS, PROVIDERS_LIST_COMMANDS, PROVIDERS_USAGE } from './providers.ts';
+import { BACKUP_COMMANDS, BACKUP_USAGE, executeBackup } from './backup.ts';
 import { executePrefund, PREFUND_COMMANDS, PREFUND_LIST_COMMANDS, PREFUND_USAGE } from './prefund.ts';
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
@@ -57,6 +58,7 @@ export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 ${PARTNERS_USAGE}
 ${PROVIDERS_USAGE}
 ${PREFUND_USAGE}
+${BACKUP_USAGE}
 
 Payout reviews are payouts the service parked instead of guessing (a partner that could not be
 asked, a cancellation never settled, an answer contradicting the payout). Resolve one with what
@@ -68,7 +70,7 @@ const COMMANDS = new Set([
   'members list', 'members create', 'corridors list', 'corridors set',
   'clients create', 'clients list', 'clients rotate', 'clients revoke',
   'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable', ...PARTNERS_COMMANDS,
-  'payouts reviews', 'payouts resolve', ...PROVIDERS_COMMANDS, ...PREFUND_COMMANDS,
+  'payouts reviews', 'payouts resolve', ...PROVIDERS_COMMANDS, ...PREFUND_COMMANDS, ...BACKUP_COMMANDS,
 ]);
 
 /** Commands that answer a list: with --json they print an array even when it has one row. */
@@ -260,6 +262,25 @@ async function execute(db: Db, config: Config, clientSecretKey: Buffer, words: s
   }
 }
 
+async function runBackup(config: Config, positionals: string[], values: Values): Promise<number> {
+  try {
+    const row = await executeBackup(config, positionals, values.file);
+    if (values.json) process.stdout.write(`${JSON.stringify(row, null, 2)}\n`);
+    else printTable([row]);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
@@ -278,6 +299,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
+  // backups copy the embedded database's files: they need it stopped, not connected
+  if (positionals[0] === 'backup') return runBackup(config, positionals, values);
   const log = createLogger('silent');
   let stopEmbedded: (() => Promise<void>) | undefined;
   let url = config.databaseUrl ?? (await findRunningEmbedded(config.dataDir));

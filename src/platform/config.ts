@@ -20,6 +20,7 @@ const EnvSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  MIGRATE_ON_START: Type.Optional(StringEnum(['true', 'false'])),
   DATABASE_POOL_MAX: Type.Integer({ minimum: 2, maximum: 200, default: 20 }),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   LOG_LEVEL: StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
@@ -27,6 +28,7 @@ const EnvSchema = Type.Object({
   TOKEN_SIGNING_KEY_PREVIOUS: Type.Optional(Base64Key),
   CLIENT_SECRET_KEY: Type.Optional(Base64Key),
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1200 }),
+  RATE_LIMIT_SYNC_MS: Type.Integer({ minimum: 50, maximum: 10_000, default: 500 }),
   TRUST_PROXY: Type.String({ minLength: 1, maxLength: 2000, default: 'false' }),
   AUTH_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 10, maximum: 86_400, default: 300 }),
   AUTH_FAILURES_PER_ADDRESS_MAX: Type.Integer({ minimum: 1, maximum: 100_000, default: 50 }),
@@ -62,6 +64,11 @@ export interface Config {
   /** Set: use that PostgreSQL. Unset: start the embedded one under dataDir. */
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /**
+   * true: apply missing migrations at boot (needs DDL rights). false: only check that the schema
+   * is at this release's version and refuse to start if not (`npm run migrate` is a separate step).
+   */
+  migrateOnStart: boolean;
   dataDir: string;
   logLevel: string;
   /** Keys as given; in sandbox mode missing ones are generated under dataDir (see platform/keys.ts). */
@@ -69,6 +76,8 @@ export interface Config {
   tokenSigningKeyPrevious: string | undefined;
   clientSecretKey: string | undefined;
   rateLimitPerMinute: number;
+  /** How often each process sends its rate-limit counts and reads the others' (the limit's slack across processes). */
+  rateLimitSyncMs: number;
   /**
    * Which peers' X-Forwarded-For is believed (Fastify's trustProxy): false, or the proxies'
    * addresses and CIDRs. It gives the source address of the failed-authentication limits.
@@ -153,12 +162,18 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     host: checked.HOST,
     databaseUrl: checked.DATABASE_URL,
     databasePoolMax: checked.DATABASE_POOL_MAX,
+    // the embedded database and the sandbox migrate themselves, so that `npm start` just works;
+    // production on its own PostgreSQL migrates as a separate, privileged step
+    migrateOnStart: checked.MIGRATE_ON_START === undefined
+      ? checked.DATABASE_URL === undefined || checked.MODE !== 'production'
+      : checked.MIGRATE_ON_START === 'true',
     dataDir: path.resolve(checked.DATA_DIR),
     logLevel: checked.LOG_LEVEL,
     tokenSigningKey: checked.TOKEN_SIGNING_KEY,
     tokenSigningKeyPrevious: checked.TOKEN_SIGNING_KEY_PREVIOUS,
     clientSecretKey: checked.CLIENT_SECRET_KEY,
     rateLimitPerMinute: checked.RATE_LIMIT_PER_MINUTE,
+    rateLimitSyncMs: checked.RATE_LIMIT_SYNC_MS,
     trustProxy: parseTrustProxy(checked.TRUST_PROXY),
     authFailureWindowSeconds: checked.AUTH_FAILURE_WINDOW_SECONDS,
     authFailuresPerAddressMax: checked.AUTH_FAILURES_PER_ADDRESS_MAX,

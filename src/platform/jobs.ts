@@ -290,6 +290,7 @@ export async function startWorkers(options: StartWorkersOptions): Promise<Worker
     running: () => current !== undefined,
     // stop() lets running jobs finish (graceful shutdown), then releases the worker's connections.
     stop: async () => {
+      if (stopping.signal.aborted) return; // stopped already (the service's stop after a test's)
       stopping.abort();
       await restarting;
       const last = current;

@@ -124,3 +124,15 @@ test('/docs renders the reference page', async () => {
   assert.match(response.headers.get('content-type') ?? '', /text\/html/);
   assert.match(await response.text(), /swagger-ui/i);
 });
+
+test('/docs keeps a strict policy but no upgrade-insecure-requests, so it renders over plain http on any host', async () => {
+  for (const path of ['/docs', '/docs/static/index.html', '/docs/static/swagger-initializer.js']) {
+    const response = await fetch(`${service.url}${path}`);
+    await response.arrayBuffer();
+    const policy = response.headers.get('content-security-policy') ?? '';
+    assert.doesNotMatch(policy, /upgrade-insecure-requests/, path);
+    assert.match(policy, /default-src 'self'/, path);
+    assert.match(policy, /object-src 'none'/, path);
+    assert.match(policy, /script-src-attr 'none'/, path);
+  }
+});

@@ -71,3 +71,45 @@ export async function migrate(db: Db, workerLogger: Logger, dir = MIGRATIONS_DIR
     return applied;
   });
 }
+
+export interface SchemaState {
+  /** Migrations of this release that the database has not applied. */
+  missing: string[];
+  /** Versions the database has applied that this release does not know (a newer release migrated it). */
+  unknown: string[];
+  /** Whether graphile-worker's schema is installed. */
+  workerSchema: boolean;
+}
+
+/**
+ * What a process that may not migrate (MIGRATE_ON_START=false) checks at boot: reads only, so
+ * it works for a role without DDL rights.
+ */
+export async function schemaState(db: Db, dir = MIGRATIONS_DIR): Promise<SchemaState> {
+  const expected = (await readMigrations(dir)).map((m) => m.version);
+  const found = await db.query<{ applied: string[] | null; worker: boolean }>(`SELECT
+      (SELECT array_agg(version ORDER BY version) FROM schema_migrations) AS applied,
+      to_regclass('graphile_worker.migrations') IS NOT NULL AS worker`).catch((error: unknown) => {
+    if ((error as { code?: string }).code === '42P01') return { rows: [{ applied: [], worker: false }] };
+    throw error;
+  });
+  const row = found.rows[0]!;
+  const applied = new Set(row.applied ?? []);
+  return {
+    missing: expected.filter((version) => !applied.has(version)),
+    unknown: [...applied].filter((version) => !expected.includes(version)),
+    workerSchema: row.worker,
+  };
+}
+
+/** Undefined when the schema is what this release expects; otherwise what an operator reads. */
+export function schemaMismatch(state: SchemaState): string | undefined {
+  if (state.missing.length > 0) {
+    return `the database schema lacks migrations ${state.missing.join(', ')}; run \`npm run migrate\` (as a role with DDL rights) before starting, or set MIGRATE_ON_START=true`;
+  }
+  if (!state.workerSchema) return 'the job queue schema (graphile_worker) is not installed; run `npm run migrate` before starting';
+  if (state.unknown.length > 0) {
+    return `the database has migrations ${state.unknown.join(', ')} that this release does not know: it was migrated by a newer release`;
+  }
+  return undefined;
+}

@@ -83,8 +83,21 @@ export async function registerOpenApi(app: FastifyInstance, options: OpenApiOpti
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,
+    // The plugin's policy asks for upgrade-insecure-requests, which blanks the page when it is
+    // served over plain http from a host other than localhost (its scripts are then fetched over
+    // https, where nothing listens). Everything else in it stays.
+    transformStaticCSP: withoutInsecureUpgrade,
     uiConfig: { url: '/openapi.json', deepLinking: true },
   });
 
   app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());
+}
+
+/** A Content-Security-Policy without its upgrade-insecure-requests directive. */
+export function withoutInsecureUpgrade(policy: string): string {
+  return policy
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter((directive) => directive !== '' && directive.toLowerCase() !== 'upgrade-insecure-requests')
+    .join('; ');
 }

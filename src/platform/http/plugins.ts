@@ -4,7 +4,8 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import helmet from 'helmet';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type { SharedRateLimit } from '../rate-limit/store.ts';
 import { randomUUID } from 'node:crypto';
 import { isDatabaseUnavailable } from '../database/pool.ts';
 import { ApiError, ErrorBody } from './errors.ts';
@@ -167,8 +168,22 @@ export const MAX_PARAM_LENGTH = 200;
 
 export interface HttpPlatformOptions {
   rateLimitPerMinute: number;
+  /** Counts shared by every process on the database; unset: each process counts alone (mock mode). */
+  rateLimitStore?: SharedRateLimit;
   /** The rate-limit key of an authenticated request (its client id). */
   clientKey(request: FastifyRequest): string | undefined;
+}
+
+/** The plugin's store interface over the shared counts (one store for every route: windows are passed in). */
+function sharedStore(shared: SharedRateLimit): FastifyRateLimitStoreCtor {
+  return class SharedStore implements FastifyRateLimitStore {
+    incr(key: string, callback: Parameters<SharedRateLimit['incr']>[1], timeWindowMs: number): void {
+      shared.incr(key, callback, timeWindowMs);
+    }
+    child(): FastifyRateLimitStore {
+      return this;
+    }
+  };
 }
 
 export async function registerHttpPlatform(app: FastifyInstance, options: HttpPlatformOptions) {
@@ -223,6 +238,7 @@ export async function registerHttpPlatform(app: FastifyInstance, options: HttpPl
     max: options.rateLimitPerMinute,
     timeWindow: 60_000,
     keyGenerator: (request) => options.clientKey(request) ?? `ip:${request.ip}`,
+    ...(options.rateLimitStore === undefined ? {} : { store: sharedStore(options.rateLimitStore) }),
     errorResponseBuilder: (_request, context) =>
       new ApiError('RATE_LIMITED', 'Too many requests for this client.', `limit: ${context.max} requests per minute`, {
         'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
