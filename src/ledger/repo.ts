@@ -98,28 +98,46 @@ const totalsColumns = (deltas: Map<string, TotalsDelta>) => {
   return [ids, column((d) => d.debits), column((d) => d.credits)];
 };
 
+/**
+ * The write of account totals turns on ledger.writing for its transaction in the statement itself
+ * (migration 0030: totals change only with their transfers). The subquery runs before any row is
+ * updated, so the guard trigger sees it on.
+ */
+const WRITING = `(SELECT set_config('ledger.writing', 'on', true)) AS writing`;
+
+/** Thrown when a ledger statement touches another number of rows than it must: its transaction rolls back. */
+export class LedgerRowCountError extends Error {}
+
+function expectRows(what: string, expected: number, actual: number): void {
+  if (actual !== expected) throw new LedgerRowCountError(`ledger ${what}: ${actual} rows where ${expected} were expected`);
+}
+
 /** New transfers and the account totals they move, in one statement (one round trip for the hot path). */
 export async function recordTransfers(db: Queryable, transfers: TransferRow[], deltas: Map<string, TotalsDelta>): Promise<void> {
   if (transfers.length === 0 && deltas.size === 0) return;
-  await db.query({
+  const result = await db.query<{ inserted: string }>({
     name: 'ledger-record-transfers',
-    text: `WITH inserted AS (${TRANSFER_INSERT})
+    text: `WITH inserted AS (${TRANSFER_INSERT} RETURNING 1)
      UPDATE ledger_accounts a SET debits_committed = a.debits_committed + d.dr, credits_committed = a.credits_committed + d.cr
-       FROM unnest($10::bigint[], $11::numeric[], $12::numeric[]) AS d(id, dr, cr)
-      WHERE a.account_id = d.id`,
+       FROM unnest($10::bigint[], $11::numeric[], $12::numeric[]) AS d(id, dr, cr), ${WRITING}
+      WHERE a.account_id = d.id
+      RETURNING (SELECT count(*) FROM inserted)::text AS inserted`,
     values: [...transferColumns(transfers), ...totalsColumns(deltas)],
   });
+  expectRows('account totals of new transfers', deltas.size, result.rowCount ?? 0);
+  expectRows('new transfers', transfers.length, Number(result.rows[0]?.inserted ?? 0));
 }
 
 export async function applyTotals(db: Queryable, deltas: Map<string, TotalsDelta>): Promise<void> {
   if (deltas.size === 0) return;
-  await db.query({
+  const result = await db.query({
     name: 'ledger-apply-totals',
     text: `UPDATE ledger_accounts a SET debits_committed = a.debits_committed + d.dr, credits_committed = a.credits_committed + d.cr
-     FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) AS d(id, dr, cr)
+     FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) AS d(id, dr, cr), ${WRITING}
      WHERE a.account_id = d.id`,
     values: totalsColumns(deltas),
   });
+  expectRows('account totals', deltas.size, result.rowCount ?? 0);
 }
 
 /** The pending transfers of a reference, locked. */
@@ -151,24 +169,31 @@ export async function lockForPosting(db: Queryable, references: string[]): Promi
   });
 }
 
-/** Posts the pending transfers of the references; call lockForPosting first. */
+/**
+ * Posts the pending transfers of the references; call lockForPosting first. Every reference must
+ * have had a reservation to post (its payout was holding one): one that had none is a bug, thrown.
+ */
 export async function postPendingOf(db: Queryable, references: string[]): Promise<number> {
-  const result = await db.query({
+  const result = await db.query<{ reference: string }>({
     name: 'ledger-post-pending',
     text: `UPDATE ledger_transfers SET state = 'POSTED', resolved_at = now(), resolved_seq = nextval('ledger_movement_seq')
-            WHERE reference = ANY($1::text[]) AND state = 'PENDING'`,
+            WHERE reference = ANY($1::text[]) AND state = 'PENDING' RETURNING reference`,
     values: [references],
   });
+  const posted = new Set(result.rows.map((r) => r.reference));
+  const none = references.filter((r) => !posted.has(r));
+  if (none.length > 0) throw new LedgerRowCountError(`ledger post: nothing pending for ${none.join(', ')}`);
   return result.rowCount ?? 0;
 }
 
-/** Ends reservations; call it while their accounts are locked, so their movement numbers follow the lock. */
+/** Ends reservations (all of them, or it throws); call it while their accounts are locked, so their movement numbers follow the lock. */
 export async function resolveTransfers(db: Queryable, transferIds: string[], state: 'POSTED' | 'VOIDED'): Promise<void> {
-  await db.query(
+  const result = await db.query(
     `UPDATE ledger_transfers SET state = $2, resolved_at = now(), resolved_seq = nextval('ledger_movement_seq')
       WHERE transfer_id = ANY($1::uuid[]) AND state = 'PENDING'`,
     [transferIds, state],
   );
+  expectRows(`${state === 'POSTED' ? 'post' : 'void'} of pending transfers`, new Set(transferIds).size, result.rowCount ?? 0);
 }
 
 export async function findAccountIds(db: Queryable, specs: AccountSpec[]): Promise<Map<string, string>> {

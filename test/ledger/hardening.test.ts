@@ -1,0 +1,90 @@
+// The ledger's guards in the database and in its statements: one transfer per (reference, leg),
+// no TRUNCATE of transfers, no account total changed outside the ledger's own statements, and a
+// post or void that finds another number of rows than it must throws and rolls back.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { startTestService, type TestService } from '../support/service.ts';
+import { withTransaction } from '../../src/platform/database/transaction.ts';
+import { feesAccount, fundingAccount, payoutClearingAccount, prefundAccount } from '../../src/ledger/accounts.ts';
+import { balances, checkLedger, createTransfers, postPending, type TransferInput } from '../../src/ledger/service.ts';
+import { resolveTransfers, LedgerRowCountError } from '../../src/ledger/repo.ts';
+
+let service: TestService;
+before(async () => {
+  service = await startTestService({ WORKERS: '0' });
+});
+after(async () => {
+  await service.stop();
+});
+
+let counter = 0;
+async function freshSource(): Promise<string> {
+  const memberId = `HARDENING_TEST_${++counter}`;
+  await service.db.query(`INSERT INTO members (member_id, name, kind, country_code, currencies) VALUES ($1, 'test', 'SOURCE', 'US', '{USD}')`, [memberId]);
+  return memberId;
+}
+const DEST = 'PARTNER_MX';
+const CCY = 'MXN';
+const topUp = (source: string, amount: bigint): TransferInput => ({
+  transferId: randomUUID(), debit: fundingAccount(DEST, CCY), credit: prefundAccount(source, DEST, CCY), amount, reason: 'TEST_TOPUP', reference: randomUUID(),
+});
+const leg = (source: string, reason: string, reference: string, amount = 10n): TransferInput => ({
+  transferId: randomUUID(), debit: prefundAccount(source, DEST, CCY), credit: reason === 'PAYOUT_FEE' ? feesAccount(CCY) : payoutClearingAccount(DEST, CCY), amount, reason, reference,
+});
+
+async function assertLedgerClean(): Promise<void> {
+  assert.deepEqual(await checkLedger(service.db), { totalsMismatches: [], unbalancedCurrencies: [], crossCurrencyTransfers: [], danglingTransfers: [] });
+}
+
+test('a second transfer for the same (reference, leg) is refused, whatever its id: a retried step cannot move money twice', async () => {
+  const source = await freshSource();
+  await createTransfers(service.db, [[topUp(source, 1_000n)]], { twoPhase: false });
+  const reference = randomUUID();
+  await createTransfers(service.db, [[leg(source, 'PAYOUT', reference), leg(source, 'PAYOUT_FEE', reference, 1n)]], { twoPhase: true });
+  const before = (await balances(service.db, [prefundAccount(source, DEST, CCY)])).values().next().value;
+  await assert.rejects(createTransfers(service.db, [[leg(source, 'PAYOUT', reference)]], { twoPhase: true }), /ledger_transfers_reference_leg_idx/);
+  assert.deepEqual((await balances(service.db, [prefundAccount(source, DEST, CCY)])).values().next().value, before, 'nothing moved');
+  // movements that are not legs may repeat under one reference (sandbox top-ups of a member)
+  const again = { ...topUp(source, 5n), reference: 'sandbox-like' };
+  await createTransfers(service.db, [[again], [{ ...again, transferId: randomUUID() }]], { twoPhase: false });
+  await assertLedgerClean();
+});
+
+test('TRUNCATE of the transfers (or the accounts) is refused', async () => {
+  await assert.rejects(service.db.query('TRUNCATE ledger_transfers CASCADE'), /append-only: TRUNCATE of ledger_transfers is refused/);
+  await assert.rejects(service.db.query('TRUNCATE ledger_transfers, ledger_accounts CASCADE'), /refused|never deleted/);
+  assert.ok((await service.db.query('SELECT 1 FROM ledger_transfers LIMIT 1')).rowCount === 1);
+});
+
+test('an account total changed outside the ledger\'s statements is refused, and so is an account born with totals', async () => {
+  const source = await freshSource();
+  await createTransfers(service.db, [[topUp(source, 100n)]], { twoPhase: false });
+  await assert.rejects(
+    service.db.query(`UPDATE ledger_accounts SET credits_committed = credits_committed + 1 WHERE kind = 'PREFUND' AND source_member_id = $1`, [source]),
+    /ledger account totals change only with their transfers/,
+  );
+  await assert.rejects(
+    service.db.query(`INSERT INTO ledger_accounts (kind, source_member_id, destination_member_id, currency, no_overdraft, credits_committed) VALUES ('PREFUND', $1, 'PARTNER_PH', 'PHP', true, 5)`, [source]),
+    /ledger account totals change only with their transfers/,
+  );
+  // other columns may still change (none do today, but the guard is about totals only)
+  await service.db.query(`UPDATE ledger_accounts SET no_overdraft = no_overdraft WHERE kind = 'PREFUND' AND source_member_id = $1`, [source]);
+  // the ledger's flag is transaction-local: it does not outlive the ledger's own transaction
+  await withTransaction(service.db, (client) => createTransfers(client, [[topUp(source, 1n)]], { twoPhase: false }));
+  await assert.rejects(service.db.query(`UPDATE ledger_accounts SET credits_committed = credits_committed + 1 WHERE kind = 'PREFUND' AND source_member_id = $1`, [source]), /only with their transfers/);
+  await assertLedgerClean();
+});
+
+test('a post of a reference with nothing pending, or a void of a transfer no longer pending, throws and rolls its transaction back', async () => {
+  const source = await freshSource();
+  await createTransfers(service.db, [[topUp(source, 1_000n)]], { twoPhase: false });
+  const reference = randomUUID();
+  const reservation = leg(source, 'PAYOUT', reference);
+  await createTransfers(service.db, [[reservation]], { twoPhase: true });
+  await assert.rejects(withTransaction(service.db, (client) => postPending(client, reference, randomUUID())), LedgerRowCountError);
+  assert.equal((await service.db.query(`SELECT state FROM ledger_transfers WHERE reference = $1`, [reference])).rows[0].state, 'PENDING', 'the post rolled back whole');
+  await postPending(service.db, reference);
+  await assert.rejects(withTransaction(service.db, (client) => resolveTransfers(client, [reservation.transferId], 'VOIDED')), /ledger void of pending transfers: 0 rows where 1 were expected/);
+  await assertLedgerClean();
+});
