@@ -72,11 +72,6 @@ export async function lockAccounts(db: Queryable, accountIds: string[]): Promise
   return new Map(rows.map((r) => [r.accountId, toAccount(r)]));
 }
 
-export async function readAccounts(db: Queryable, accountIds: string[]): Promise<Map<string, AccountRow>> {
-  const { rows } = await db.query<RawAccount>(`SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE account_id = ANY($1::bigint[])`, [accountIds]);
-  return new Map(rows.map((r) => [r.accountId, toAccount(r)]));
-}
-
 const TRANSFER_INSERT = `INSERT INTO ledger_transfers (transfer_id, debit_account_id, credit_account_id, amount, currency, state, two_phase, reason, reference)
   SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::numeric[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[])`;
 
@@ -208,16 +203,29 @@ export async function findAccountIds(db: Queryable, specs: AccountSpec[]): Promi
   return new Map(rows.map((r) => [accountKey({ kind: r.kind as AccountSpec['kind'], sourceMemberId: r.s, destinationMemberId: r.d, currency: r.currency }), r.accountId]));
 }
 
-/** Pending (reserved) debits and credits per account, summed from the transfers. */
-export async function pendingSums(db: Queryable, accountIds: string[]): Promise<Map<string, TotalsDelta>> {
-  const { rows } = await db.query<{ accountId: string; debits: string; credits: string }>(
-    `SELECT a.id AS "accountId",
-            (SELECT coalesce(sum(amount), 0) FROM ledger_transfers WHERE debit_account_id = a.id AND state = 'PENDING')::text AS debits,
-            (SELECT coalesce(sum(amount), 0) FROM ledger_transfers WHERE credit_account_id = a.id AND state = 'PENDING')::text AS credits
-       FROM unnest($1::bigint[]) AS a(id)`,
-    [accountIds],
+export interface BalanceRow { committed: TotalsDelta; pending: TotalsDelta }
+
+/**
+ * The accounts' totals and their pending sums in ONE statement, so both are read in one snapshot:
+ * read in two, a reservation committing between them would show a balance that never was.
+ * Accounts that do not exist are absent.
+ */
+export async function readBalances(db: Queryable, specs: AccountSpec[]): Promise<Map<string, BalanceRow>> {
+  const { rows } = await db.query<{ kind: string; s: string | null; d: string | null; currency: string; dc: string; cc: string; dp: string; cp: string }>(
+    `SELECT a.kind, a.source_member_id AS s, a.destination_member_id AS d, a.currency,
+            a.debits_committed::text AS dc, a.credits_committed::text AS cc,
+            (SELECT coalesce(sum(amount), 0) FROM ledger_transfers WHERE debit_account_id = a.account_id AND state = 'PENDING')::text AS dp,
+            (SELECT coalesce(sum(amount), 0) FROM ledger_transfers WHERE credit_account_id = a.account_id AND state = 'PENDING')::text AS cp
+       FROM ledger_accounts a
+       JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w(kind, s, d, currency)
+         ON a.kind = w.kind AND a.currency = w.currency
+        AND coalesce(a.source_member_id, '') = coalesce(w.s, '') AND coalesce(a.destination_member_id, '') = coalesce(w.d, '')`,
+    [specs.map((s) => s.kind), specs.map((s) => s.sourceMemberId), specs.map((s) => s.destinationMemberId), specs.map((s) => s.currency)],
   );
-  return new Map(rows.map((r) => [r.accountId, { debits: BigInt(r.debits), credits: BigInt(r.credits) }]));
+  return new Map(rows.map((r) => [
+    accountKey({ kind: r.kind as AccountSpec['kind'], sourceMemberId: r.s, destinationMemberId: r.d, currency: r.currency }),
+    { committed: { debits: BigInt(r.dc), credits: BigInt(r.cc) }, pending: { debits: BigInt(r.dp), credits: BigInt(r.cp) } },
+  ]));
 }
 
 /** Accounts whose running totals differ from the sums of their transfers not voided (should be none). */

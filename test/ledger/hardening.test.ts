@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestService, type TestService } from '../support/service.ts';
 import { withTransaction } from '../../src/platform/database/transaction.ts';
 import { feesAccount, fundingAccount, payoutClearingAccount, prefundAccount } from '../../src/ledger/accounts.ts';
-import { balances, checkLedger, createTransfers, postPending, type TransferInput } from '../../src/ledger/service.ts';
+import { balances, checkLedger, createTransfers, postPending, voidPending, type TransferInput } from '../../src/ledger/service.ts';
 import { resolveTransfers, LedgerRowCountError } from '../../src/ledger/repo.ts';
 
 let service: TestService;
@@ -86,5 +86,36 @@ test('a post of a reference with nothing pending, or a void of a transfer no lon
   assert.equal((await service.db.query(`SELECT state FROM ledger_transfers WHERE reference = $1`, [reference])).rows[0].state, 'PENDING', 'the post rolled back whole');
   await postPending(service.db, reference);
   await assert.rejects(withTransaction(service.db, (client) => resolveTransfers(client, [reservation.transferId], 'VOIDED')), /ledger void of pending transfers: 0 rows where 1 were expected/);
+  await assertLedgerClean();
+});
+
+test('a balance is read in one statement (one snapshot): reservations made and voided meanwhile never show a balance that never was', async () => {
+  const source = await freshSource();
+  const prefund = prefundAccount(source, DEST, CCY);
+  await createTransfers(service.db, [[topUp(source, 1_000n)]], { twoPhase: false });
+  let statements = 0;
+  const counting = { query: ((...args: Parameters<typeof service.db.query>) => { statements += 1; return service.db.query(...args); }) as typeof service.db.query };
+  await balances(counting, [prefund]);
+  assert.equal(statements, 1, 'totals and pending sums come from one statement');
+  // reservations come and go (the posted balance stays 1000) while it is read, for a bounded number of rounds
+  const ROUNDS = 150;
+  let writing = true;
+  const writer = (async () => {
+    for (let i = 0; i < ROUNDS && writing; i++) {
+      const reference = randomUUID();
+      await createTransfers(service.db, [[leg(source, 'PAYOUT', reference, 7n)]], { twoPhase: true });
+      await withTransaction(service.db, (client) => voidPending(client, reference));
+    }
+  })();
+  try {
+    for (let i = 0; i < ROUNDS; i++) {
+      const b = (await balances(service.db, [prefund])).values().next().value!;
+      assert.equal(b.balance, 1_000n, `read ${i}: ${b.balance}`);
+      assert.equal(b.available + b.reserved, 1_000n);
+    }
+  } finally {
+    writing = false;
+    await writer;
+  }
   await assertLedgerClean();
 });
