@@ -5,10 +5,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestService, type TestService } from '../support/service.ts';
+import { token } from '../support/http.ts';
+import { payoutApi, payoutBody } from '../support/payouts.ts';
 import { withTransaction } from '../../src/platform/database/transaction.ts';
 import { feesAccount, fundingAccount, payoutClearingAccount, prefundAccount } from '../../src/ledger/accounts.ts';
 import { balances, checkLedger, createTransfers, postPending, voidPending, type TransferInput } from '../../src/ledger/service.ts';
 import { resolveTransfers, LedgerRowCountError } from '../../src/ledger/repo.ts';
+import { legTransferId } from '../../src/ledger/transfer-ids.ts';
 
 let service: TestService;
 before(async () => {
@@ -118,4 +121,18 @@ test('a balance is read in one statement (one snapshot): reservations made and v
     await writer;
   }
   await assertLedgerClean();
+});
+
+test('transfer ids are derived from (reference, leg): the same step made again makes the same id; payouts and settlements use them', async () => {
+  const reference = randomUUID();
+  assert.equal(legTransferId(reference, 'PAYOUT'), legTransferId(reference, 'PAYOUT'));
+  assert.notEqual(legTransferId(reference, 'PAYOUT'), legTransferId(reference, 'PAYOUT_FEE'));
+  assert.notEqual(legTransferId(reference, 'PAYOUT'), legTransferId(randomUUID(), 'PAYOUT'));
+  assert.match(legTransferId(reference, 'PAYOUT'), /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  const payouts = payoutApi(service.url, await token(service.url, { scope: 'payouts' }));
+  const payoutId = String((await payouts.created(payoutBody()))['payoutId']);
+  const { rows } = await service.db.query<{ transferId: string; reason: string }>(
+    `SELECT transfer_id::text AS "transferId", reason FROM ledger_transfers WHERE reference = $1 ORDER BY reason`, [payoutId]);
+  assert.deepEqual(rows.map((r) => r.reason), ['PAYOUT', 'PAYOUT_FEE']);
+  for (const r of rows) assert.equal(r.transferId, legTransferId(payoutId, r.reason));
 });
