@@ -1,11 +1,9 @@
 -- The ledger hardened against what code review cannot catch: a crash retried, a stray statement.
 --
--- 1. One transfer per (reference, leg): a payout's or a settlement's step run again after a crash
---    can never make the same movement twice. The leg is the transfer's reason (PAYOUT, PAYOUT_FEE,
---    SETTLEMENT_IN, ...); movements that may repeat under one reference (sandbox top-ups) are not legs.
-CREATE UNIQUE INDEX ledger_transfers_reference_leg_idx ON ledger_transfers (reference, reason)
-  WHERE reason IN ('PAYOUT', 'PAYOUT_FEE', 'PAYOUT_LATE_CHARGE', 'PAYOUT_FEE_LATE_CHARGE', 'PAYOUT_REVERSAL', 'PAYOUT_FEE_REVERSAL',
-                   'SETTLEMENT_IN', 'SETTLEMENT_OUT', 'SETTLEMENT_REFUND');
+-- 1. One transfer per (reference, leg): payouts' and settlements' transfers take as id a name-based
+--    UUID of their reference and leg (src/ledger/transfer-ids.ts), so the primary key refuses the
+--    same movement made twice (a step retried after a crash). No second unique index: measured,
+--    it cost about a fifth of the reservation rate, and the primary key already does the job.
 
 -- 2. TRUNCATE bypasses the row triggers that keep transfers append-only: refuse it (accounts
 --    refuse it already: migration 0007).
