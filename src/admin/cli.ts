@@ -37,6 +37,7 @@ import { CommandError, UsageError } from './errors.ts';
 import { executeProviders, PROVIDERS_COMMANDS, PROVIDERS_LIST_COMMANDS, PROVIDERS_USAGE } from './providers.ts';
 import { BACKUP_COMMANDS, BACKUP_USAGE, executeBackup } from './backup.ts';
 import { executePrefund, PREFUND_COMMANDS, PREFUND_LIST_COMMANDS, PREFUND_USAGE } from './prefund.ts';
+import { executeLedger, LEDGER_COMMANDS, LEDGER_USAGE } from './ledger.ts';
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -59,6 +60,7 @@ ${PARTNERS_USAGE}
 ${PROVIDERS_USAGE}
 ${PREFUND_USAGE}
 ${BACKUP_USAGE}
+${LEDGER_USAGE}
 
 Payout reviews are payouts the service parked instead of guessing (a partner that could not be
 asked, a cancellation never settled, an answer contradicting the payout). Resolve one with what
@@ -70,7 +72,7 @@ const COMMANDS = new Set([
   'members list', 'members create', 'corridors list', 'corridors set',
   'clients create', 'clients list', 'clients rotate', 'clients revoke',
   'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable', ...PARTNERS_COMMANDS,
-  'payouts reviews', 'payouts resolve', ...PROVIDERS_COMMANDS, ...PREFUND_COMMANDS, ...BACKUP_COMMANDS,
+  'payouts reviews', 'payouts resolve', ...PROVIDERS_COMMANDS, ...PREFUND_COMMANDS, ...BACKUP_COMMANDS, ...LEDGER_COMMANDS,
 ]);
 
 /** Commands that answer a list: with --json they print an array even when it has one row. */
@@ -312,6 +314,15 @@ async function main(argv: string[]): Promise<number> {
   const db = createPool({ url, max: 2, applicationName: 'admin-cli' });
   try {
     await migrate(db, workerLogger(log));
+    if (positionals.slice(0, 2).join(' ') === 'ledger check') {
+      const { rows, note, differences, report } = await executeLedger(db);
+      if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else {
+        printTable(rows);
+        process.stdout.write(`\n${note}\n`);
+      }
+      return differences === 0 ? 0 : 1;
+    }
     const keys = await resolveKeys(config);
     const { rows, note } = await execute(db, config, keys.clientSecretKey, positionals, values);
     if (values.json) process.stdout.write(`${JSON.stringify(rows.length === 1 && !LIST_COMMANDS.has(positionals.slice(0, 2).join(' ')) ? rows[0] : rows, null, 2)}\n`);

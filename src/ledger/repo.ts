@@ -72,11 +72,6 @@ export async function lockAccounts(db: Queryable, accountIds: string[]): Promise
   return new Map(rows.map((r) => [r.accountId, toAccount(r)]));
 }
 
-export async function readAccounts(db: Queryable, accountIds: string[]): Promise<Map<string, AccountRow>> {
-  const { rows } = await db.query<RawAccount>(`SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE account_id = ANY($1::bigint[])`, [accountIds]);
-  return new Map(rows.map((r) => [r.accountId, toAccount(r)]));
-}
-
 const TRANSFER_INSERT = `INSERT INTO ledger_transfers (transfer_id, debit_account_id, credit_account_id, amount, currency, state, two_phase, reason, reference)
   SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::numeric[], $5::text[], $6::text[], $7::boolean[], $8::text[], $9::text[])`;
 
@@ -98,28 +93,46 @@ const totalsColumns = (deltas: Map<string, TotalsDelta>) => {
   return [ids, column((d) => d.debits), column((d) => d.credits)];
 };
 
+/**
+ * The write of account totals turns on ledger.writing for its transaction in the statement itself
+ * (migration 0030: totals change only with their transfers). The subquery runs before any row is
+ * updated, so the guard trigger sees it on.
+ */
+const WRITING = `(SELECT set_config('ledger.writing', 'on', true)) AS writing`;
+
+/** Thrown when a ledger statement touches another number of rows than it must: its transaction rolls back. */
+export class LedgerRowCountError extends Error {}
+
+function expectRows(what: string, expected: number, actual: number): void {
+  if (actual !== expected) throw new LedgerRowCountError(`ledger ${what}: ${actual} rows where ${expected} were expected`);
+}
+
 /** New transfers and the account totals they move, in one statement (one round trip for the hot path). */
 export async function recordTransfers(db: Queryable, transfers: TransferRow[], deltas: Map<string, TotalsDelta>): Promise<void> {
   if (transfers.length === 0 && deltas.size === 0) return;
-  await db.query({
+  const result = await db.query<{ inserted: string }>({
     name: 'ledger-record-transfers',
-    text: `WITH inserted AS (${TRANSFER_INSERT})
+    text: `WITH inserted AS (${TRANSFER_INSERT} RETURNING 1)
      UPDATE ledger_accounts a SET debits_committed = a.debits_committed + d.dr, credits_committed = a.credits_committed + d.cr
-       FROM unnest($10::bigint[], $11::numeric[], $12::numeric[]) AS d(id, dr, cr)
-      WHERE a.account_id = d.id`,
+       FROM unnest($10::bigint[], $11::numeric[], $12::numeric[]) AS d(id, dr, cr), ${WRITING}
+      WHERE a.account_id = d.id
+      RETURNING (SELECT count(*) FROM inserted)::text AS inserted`,
     values: [...transferColumns(transfers), ...totalsColumns(deltas)],
   });
+  expectRows('account totals of new transfers', deltas.size, result.rowCount ?? 0);
+  expectRows('new transfers', transfers.length, Number(result.rows[0]?.inserted ?? 0));
 }
 
 export async function applyTotals(db: Queryable, deltas: Map<string, TotalsDelta>): Promise<void> {
   if (deltas.size === 0) return;
-  await db.query({
+  const result = await db.query({
     name: 'ledger-apply-totals',
     text: `UPDATE ledger_accounts a SET debits_committed = a.debits_committed + d.dr, credits_committed = a.credits_committed + d.cr
-     FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) AS d(id, dr, cr)
+     FROM unnest($1::bigint[], $2::numeric[], $3::numeric[]) AS d(id, dr, cr), ${WRITING}
      WHERE a.account_id = d.id`,
     values: totalsColumns(deltas),
   });
+  expectRows('account totals', deltas.size, result.rowCount ?? 0);
 }
 
 /** The pending transfers of a reference, locked. */
@@ -151,24 +164,31 @@ export async function lockForPosting(db: Queryable, references: string[]): Promi
   });
 }
 
-/** Posts the pending transfers of the references; call lockForPosting first. */
+/**
+ * Posts the pending transfers of the references; call lockForPosting first. Every reference must
+ * have had a reservation to post (its payout was holding one): one that had none is a bug, thrown.
+ */
 export async function postPendingOf(db: Queryable, references: string[]): Promise<number> {
-  const result = await db.query({
+  const result = await db.query<{ reference: string }>({
     name: 'ledger-post-pending',
     text: `UPDATE ledger_transfers SET state = 'POSTED', resolved_at = now(), resolved_seq = nextval('ledger_movement_seq')
-            WHERE reference = ANY($1::text[]) AND state = 'PENDING'`,
+            WHERE reference = ANY($1::text[]) AND state = 'PENDING' RETURNING reference`,
     values: [references],
   });
+  const posted = new Set(result.rows.map((r) => r.reference));
+  const none = references.filter((r) => !posted.has(r));
+  if (none.length > 0) throw new LedgerRowCountError(`ledger post: nothing pending for ${none.join(', ')}`);
   return result.rowCount ?? 0;
 }
 
-/** Ends reservations; call it while their accounts are locked, so their movement numbers follow the lock. */
+/** Ends reservations (all of them, or it throws); call it while their accounts are locked, so their movement numbers follow the lock. */
 export async function resolveTransfers(db: Queryable, transferIds: string[], state: 'POSTED' | 'VOIDED'): Promise<void> {
-  await db.query(
+  const result = await db.query(
     `UPDATE ledger_transfers SET state = $2, resolved_at = now(), resolved_seq = nextval('ledger_movement_seq')
       WHERE transfer_id = ANY($1::uuid[]) AND state = 'PENDING'`,
     [transferIds, state],
   );
+  expectRows(`${state === 'POSTED' ? 'post' : 'void'} of pending transfers`, new Set(transferIds).size, result.rowCount ?? 0);
 }
 
 export async function findAccountIds(db: Queryable, specs: AccountSpec[]): Promise<Map<string, string>> {
@@ -183,16 +203,29 @@ export async function findAccountIds(db: Queryable, specs: AccountSpec[]): Promi
   return new Map(rows.map((r) => [accountKey({ kind: r.kind as AccountSpec['kind'], sourceMemberId: r.s, destinationMemberId: r.d, currency: r.currency }), r.accountId]));
 }
 
-/** Pending (reserved) debits and credits per account, summed from the transfers. */
-export async function pendingSums(db: Queryable, accountIds: string[]): Promise<Map<string, TotalsDelta>> {
-  const { rows } = await db.query<{ accountId: string; debits: string; credits: string }>(
-    `SELECT a.id AS "accountId",
-            (SELECT coalesce(sum(amount), 0) FROM ledger_transfers WHERE debit_account_id = a.id AND state = 'PENDING')::text AS debits,
-            (SELECT coalesce(sum(amount), 0) FROM ledger_transfers WHERE credit_account_id = a.id AND state = 'PENDING')::text AS credits
-       FROM unnest($1::bigint[]) AS a(id)`,
-    [accountIds],
+export interface BalanceRow { committed: TotalsDelta; pending: TotalsDelta }
+
+/**
+ * The accounts' totals and their pending sums in ONE statement, so both are read in one snapshot:
+ * read in two, a reservation committing between them would show a balance that never was.
+ * Accounts that do not exist are absent.
+ */
+export async function readBalances(db: Queryable, specs: AccountSpec[]): Promise<Map<string, BalanceRow>> {
+  const { rows } = await db.query<{ kind: string; s: string | null; d: string | null; currency: string; dc: string; cc: string; dp: string; cp: string }>(
+    `SELECT a.kind, a.source_member_id AS s, a.destination_member_id AS d, a.currency,
+            a.debits_committed::text AS dc, a.credits_committed::text AS cc,
+            (SELECT coalesce(sum(amount), 0) FROM ledger_transfers WHERE debit_account_id = a.account_id AND state = 'PENDING')::text AS dp,
+            (SELECT coalesce(sum(amount), 0) FROM ledger_transfers WHERE credit_account_id = a.account_id AND state = 'PENDING')::text AS cp
+       FROM ledger_accounts a
+       JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS w(kind, s, d, currency)
+         ON a.kind = w.kind AND a.currency = w.currency
+        AND coalesce(a.source_member_id, '') = coalesce(w.s, '') AND coalesce(a.destination_member_id, '') = coalesce(w.d, '')`,
+    [specs.map((s) => s.kind), specs.map((s) => s.sourceMemberId), specs.map((s) => s.destinationMemberId), specs.map((s) => s.currency)],
   );
-  return new Map(rows.map((r) => [r.accountId, { debits: BigInt(r.debits), credits: BigInt(r.credits) }]));
+  return new Map(rows.map((r) => [
+    accountKey({ kind: r.kind as AccountSpec['kind'], sourceMemberId: r.s, destinationMemberId: r.d, currency: r.currency }),
+    { committed: { debits: BigInt(r.dc), credits: BigInt(r.cc) }, pending: { debits: BigInt(r.dp), credits: BigInt(r.cp) } },
+  ]));
 }
 
 /** Accounts whose running totals differ from the sums of their transfers not voided (should be none). */

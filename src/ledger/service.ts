@@ -208,18 +208,18 @@ async function voidPendingOf(db: Queryable, reference: string): Promise<number> 
 
 export const voidPending = voidPendingOf;
 
-/** Balances of accounts that may not exist yet (zero then), keyed by accountKey. */
+/**
+ * Balances of accounts that may not exist yet (zero then), keyed by accountKey. Totals and pending
+ * sums come from one statement (one snapshot), so a balance never mixes two moments.
+ */
 export async function balances(db: Queryable, specs: AccountSpec[]): Promise<Map<string, Balance>> {
-  const ids = await repo.findAccountIds(db, specs);
-  const rows = await repo.readAccounts(db, [...ids.values()]);
-  const pending = await repo.pendingSums(db, [...ids.values()]);
+  const rows = await repo.readBalances(db, specs);
   const result = new Map<string, Balance>();
   for (const spec of specs) {
-    const id = ids.get(accountKey(spec)) ?? '';
-    const row = rows.get(id);
-    const open = pending.get(id) ?? ZERO;
-    const postedCredits = row ? row.creditsCommitted - open.credits : 0n;
-    const postedDebits = row ? row.debitsCommitted - open.debits : 0n;
+    const row = rows.get(accountKey(spec));
+    const open = row?.pending ?? ZERO;
+    const postedCredits = row ? row.committed.credits - open.credits : 0n;
+    const postedDebits = row ? row.committed.debits - open.debits : 0n;
     const balance = postedCredits - postedDebits;
     result.set(accountKey(spec), { balance, available: balance - open.debits, reserved: open.debits });
   }

@@ -1,7 +1,7 @@
 // The one place where a payout changes state: lock the row, check the move against the tables
 // of lifecycle.ts, then write the new state, its ledger movement and its event in the caller's
 // transaction.
-import { randomUUID } from 'node:crypto';
+import { legTransferId } from '../ledger/transfer-ids.ts';
 import type { Queryable } from '../platform/database/pool.ts';
 import { parseAmount } from '../platform/money.ts';
 import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
@@ -55,12 +55,12 @@ async function moveAgain(db: Queryable, row: repo.PayoutRow, direction: 'REVERSE
   const reference = row.payoutId;
   const charge = direction === 'CHARGE';
   const group = [charge
-    ? { transferId: randomUUID(), debit: prefund, credit: clearing, amount, reason: 'PAYOUT_LATE_CHARGE', reference }
-    : { transferId: randomUUID(), debit: clearing, credit: prefund, amount, reason: 'PAYOUT_REVERSAL', reference }];
+    ? { transferId: legTransferId(reference, 'PAYOUT_LATE_CHARGE'), debit: prefund, credit: clearing, amount, reason: 'PAYOUT_LATE_CHARGE', reference }
+    : { transferId: legTransferId(reference, 'PAYOUT_REVERSAL'), debit: clearing, credit: prefund, amount, reason: 'PAYOUT_REVERSAL', reference }];
   if (fee > 0n) {
     group.push(charge
-      ? { transferId: randomUUID(), debit: prefund, credit: fees, amount: fee, reason: 'PAYOUT_FEE_LATE_CHARGE', reference }
-      : { transferId: randomUUID(), debit: fees, credit: prefund, amount: fee, reason: 'PAYOUT_FEE_REVERSAL', reference });
+      ? { transferId: legTransferId(reference, 'PAYOUT_FEE_LATE_CHARGE'), debit: prefund, credit: fees, amount: fee, reason: 'PAYOUT_FEE_LATE_CHARGE', reference }
+      : { transferId: legTransferId(reference, 'PAYOUT_FEE_REVERSAL'), debit: fees, credit: prefund, amount: fee, reason: 'PAYOUT_FEE_REVERSAL', reference });
   }
   const [result] = await createTransfers(db, [group], { twoPhase: false });
   return result!.ok;

@@ -4,6 +4,7 @@
 // (platform/batcher.ts) so that one hot prefund account takes one lock and one commit for many
 // payouts. Idempotent by sourceMemberPayoutId.
 import { randomUUID } from 'node:crypto';
+import { legTransferId } from '../ledger/transfer-ids.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
 import { withTransaction } from '../platform/database/transaction.ts';
@@ -76,9 +77,9 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
     const beneficiaryName = createResponse.beneficiaryName;
     const prefund = prefundAccount(memberId, provider.destinationMemberId, currency);
     const reservation: TransferGroup = [
-      { transferId: randomUUID(), debit: prefund, credit: payoutClearingAccount(provider.destinationMemberId, currency), amount, reason: 'PAYOUT', reference: payoutId },
+      { transferId: legTransferId(payoutId, 'PAYOUT'), debit: prefund, credit: payoutClearingAccount(provider.destinationMemberId, currency), amount, reason: 'PAYOUT', reference: payoutId },
     ];
-    if (fee > 0n) reservation.push({ transferId: randomUUID(), debit: prefund, credit: feesAccount(currency), amount: fee, reason: 'PAYOUT_FEE', reference: payoutId });
+    if (fee > 0n) reservation.push({ transferId: legTransferId(payoutId, 'PAYOUT_FEE'), debit: prefund, credit: feesAccount(currency), amount: fee, reason: 'PAYOUT_FEE', reference: payoutId });
     return {
       reservation,
       payout: {

@@ -81,9 +81,13 @@ export function decimalToJsonNumber(text: string): number {
   return value;
 }
 
-/** Minor units as the JSON number the records carry (its decimal text is exact). */
+/**
+ * Minor units as the JSON number the records carry. The contract's amounts are JSON numbers, so an
+ * amount with no exact one (beyond about 15 significant digits: a balance of a trillion in a
+ * two-decimal currency is still exact) is refused loudly rather than rounded.
+ */
 export function toJsonNumber(minor: bigint, currency: string): number {
-  return Number(formatMinor(minor, currency));
+  return decimalToJsonNumber(formatMinor(minor, currency));
 }
 
 /** numerator / denominator rounded half-up (away from zero on ties). */

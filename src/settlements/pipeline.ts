@@ -14,7 +14,7 @@
 // A step that fails for good (a venue's refusal, its last attempt, or the sandbox's `fail`) ends
 // the settlement in S700_FAILED; source funds already taken in are returned in the ledger.
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
-import { randomUUID } from 'node:crypto';
+import { legTransferId } from '../ledger/transfer-ids.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type Db, type Queryable } from '../platform/database/pool.ts';
 import { withTransaction } from '../platform/database/transaction.ts';
@@ -87,7 +87,7 @@ export function createPipeline(deps: PipelineDeps) {
 
   async function post(client: Queryable, debit: AccountSpec, credit: AccountSpec, amount: bigint, reason: string, reference: string) {
     if (amount === 0n) return;
-    await createTransfers(client, [[{ transferId: randomUUID(), debit, credit, amount, reason, reference }]], { twoPhase: false });
+    await createTransfers(client, [[{ transferId: legTransferId(reference, reason), debit, credit, amount, reason, reference }]], { twoPhase: false });
   }
 
   /** In a transaction, with the row locked: runs `then` only if the settlement is still where the step expects it. */

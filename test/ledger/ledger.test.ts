@@ -62,7 +62,7 @@ describe('ledger', () => {
     assert.deepEqual(await prefundOf(source), { balance: 100_000n, available: 69_850n, reserved: 30_150n });
     assert.equal(await postPending(service.db, reference), 2);
     assert.deepEqual(await prefundOf(source), { balance: 69_850n, available: 69_850n, reserved: 0n });
-    assert.equal(await postPending(service.db, reference), 0, 'posting again does nothing');
+    await assert.rejects(postPending(service.db, reference), /nothing pending/, 'posting again is a bug: it throws');
     await assertInvariants();
   });
 
@@ -138,7 +138,10 @@ describe('ledger', () => {
     const source = await freshSource();
     await createTransfers(service.db, [[topUp(source, 500n)]], { twoPhase: false });
     await assert.rejects(
-      service.db.query(`UPDATE ledger_accounts SET debits_committed = debits_committed + 501 WHERE kind = 'PREFUND' AND source_member_id = $1`, [source]),
+      withTransaction(service.db, async (client) => {
+        await client.query(`SELECT set_config('ledger.writing', 'on', true)`);
+        await client.query(`UPDATE ledger_accounts SET debits_committed = debits_committed + 501 WHERE kind = 'PREFUND' AND source_member_id = $1`, [source]);
+      }),
       /ledger_accounts_no_overdraft/,
     );
   });

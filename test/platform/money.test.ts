@@ -39,6 +39,11 @@ describe('formatting', () => {
     assert.equal(formatMinor(120n, 'JPY'), '120');
     assert.equal(toJsonNumber(29n, 'USD'), 0.29);
     assert.equal(JSON.stringify({ a: toJsonNumber(99999999999n, 'USD') }), '{"a":999999999.99}');
+    // 15 significant digits are exact; beyond that no JSON number has the value: refused, never rounded
+    assert.equal(toJsonNumber(999999999999999n, 'USD'), 9999999999999.99);
+    assert.equal(toJsonNumber(-999999999999999n, 'JPY'), -999999999999999);
+    assert.throws(() => toJsonNumber(1234567890123456789n, 'USD'), /12345678901234567\.89 has no exact JSON number/);
+    assert.throws(() => toJsonNumber(9007199254740993n, 'JPY'), /no exact JSON number/);
   });
 });
 
