@@ -8,7 +8,7 @@ import type { Clock } from '../platform/clock.ts';
 import { enqueueJob } from '../platform/jobs.ts';
 import { applyToLocked, changeCancellation } from './apply.ts';
 import { CANCELLABLE, type CancellationStatus, type PayoutStatus } from './lifecycle.ts';
-import { requireRail, type CancelOutcome, type PartnerStatus, type RailRegistry } from './rails/rail.ts';
+import { requireRail, statusOfCancel, type CancelOutcome, type RailRegistry } from './rails/rail.ts';
 import * as repo from './repo.ts';
 import { forRail } from './for-rail.ts';
 import { applyPartnerStatus } from './doubt.ts';
@@ -83,20 +83,12 @@ export async function finishCancellation(deps: CancelJobDeps, payoutId: string, 
       return;
     }
     if (locked.payoutStatus === 'PNDG' && locked.submissionState === 'SUBMITTED' && partner) {
-      await applyPartnerStatus(client, locked, saidOf(partner), now, deps.alarm);
+      await applyPartnerStatus(client, locked, statusOfCancel(partner), now, deps.alarm);
       return;
     }
     if (locked.payoutStatus === 'ACCP' || locked.payoutStatus === 'PNDG') throw new RetryLater('the payout moved while the partner was asked');
     await changeCancellation(client, locked, 'REFUSED'); // already final: paid, rejected, failed or expired
   });
-}
-
-/** A cancel answer in the partner-status vocabulary. */
-function saidOf(partner: CancelOutcome): Exclude<PartnerStatus, { status: 'NOT_FOUND' }> {
-  if (partner.outcome === 'CANCELLED') return { status: 'CANCELLED' };
-  if (partner.outcome === 'ALREADY_PAID') return { status: 'PAID', cashoutStatus: partner.cashoutStatus ?? 'PAID' };
-  if (partner.status === 'RETURNED') return { status: 'RETURNED' };
-  return { status: partner.status, reason: partner.reason ?? `${partner.status} at the partner` };
 }
 
 async function parkUnsettled(deps: CancelJobDeps, payoutId: string, why: string): Promise<void> {

@@ -12,7 +12,7 @@ import type { Clock } from '../platform/clock.ts';
 import { enqueueJob } from '../platform/jobs.ts';
 import { applyToLocked, changeCancellation, noteSubmission } from './apply.ts';
 import { findSubmissionTransition, type PayoutEvent, type SubmissionEvent } from './lifecycle.ts';
-import type { PartnerStatus, PayoutRail, RailRegistry, SubmitOutcome } from './rails/rail.ts';
+import { statusOfCancel, type KnownStatus, type PayoutRail, type RailRegistry } from './rails/rail.ts';
 import * as repo from './repo.ts';
 import { forRail } from './for-rail.ts';
 import { openReviewOf } from './review-repo.ts';
@@ -59,7 +59,7 @@ async function scheduleCheck(db: Queryable, payoutId: string, now: Date, check: 
   await enqueueJob(db, RESOLVE_DOUBT_TASK, { payoutId, check }, { runAt, jobKey: doubtJobKey(payoutId) });
 }
 
-const PARTNER_EVENT: Partial<Record<PartnerStatus['status'], PayoutEvent>> = {
+const PARTNER_EVENT: Partial<Record<KnownStatus['status'], PayoutEvent>> = {
   PAID: 'PARTNER_CONFIRMED',
   REJECTED: 'PARTNER_REJECTED',
   FAILED: 'PARTNER_FAILED',
@@ -70,7 +70,7 @@ const PARTNER_EVENT: Partial<Record<PartnerStatus['status'], PayoutEvent>> = {
  * and ends the doubt and any pending cancellation accordingly. A status that contradicts what
  * was asked of the partner parks the payout.
  */
-export async function applyPartnerStatus(client: Queryable, locked: repo.PayoutRow, said: Exclude<PartnerStatus, { status: 'NOT_FOUND' }>, now: Date, alarm: Alarm): Promise<repo.PayoutRow> {
+export async function applyPartnerStatus(client: Queryable, locked: repo.PayoutRow, said: KnownStatus, now: Date, alarm: Alarm): Promise<repo.PayoutRow> {
   if (locked.payoutStatus !== 'PNDG') throw new Error(`payout ${locked.payoutId}: a partner status applies to PNDG, not ${locked.payoutStatus}`);
   const known = locked.submissionState === 'IN_DOUBT' ? { submissionState: submissionAfter(locked, 'KNOWN') } : {};
   if (said.status === 'PENDING') return noteSubmission(client, locked, { ...known, ...(said.cashoutStatus ? { cashoutStatus: said.cashoutStatus } : {}) });
@@ -99,13 +99,6 @@ async function move(client: Queryable, row: repo.PayoutRow, event: PayoutEvent, 
   const moved = await applyToLocked(client, row, event, clean, now);
   if (!moved.ok) throw new Error(`payout ${row.payoutId}: ${event} refused from ${row.payoutStatus}`);
   return moved.row;
-}
-
-/** A clear submit answer in the partner-status vocabulary. */
-export function statusOfAnswer(outcome: SubmitOutcome): Exclude<PartnerStatus, { status: 'NOT_FOUND' }> {
-  if (outcome.outcome === 'CONFIRMED') return { status: 'PAID', ...(outcome.cashoutStatus ? { cashoutStatus: outcome.cashoutStatus } : {}) };
-  if (outcome.outcome === 'PENDING') return { status: 'PENDING', ...(outcome.cashoutStatus ? { cashoutStatus: outcome.cashoutStatus } : {}) };
-  return { status: 'REJECTED', reason: outcome.reason };
 }
 
 /** A call to the partner; undefined when it gave no clear answer. */
@@ -154,12 +147,7 @@ export async function resolveDoubt(deps: DoubtDeps, payoutId: string, check: num
   // never received and a cancellation is pending: cancel at the partner first, which blocks the id
   const cancelled = await ask(deps, row, (rail, signal) => rail.cancel(forRail(row), signal));
   if (cancelled === undefined) return stillUnknown(deps, payoutId, check, 'CANCEL_UNKNOWN', 'the partner gave no clear answer to the cancellation');
-  const said2: Exclude<PartnerStatus, { status: 'NOT_FOUND' }> = cancelled.outcome === 'CANCELLED'
-    ? { status: 'CANCELLED' }
-    : cancelled.outcome === 'ALREADY_PAID'
-      ? { status: 'PAID', ...(cancelled.cashoutStatus ? { cashoutStatus: cancelled.cashoutStatus } : {}) }
-      : cancelled.status === 'RETURNED' ? { status: 'RETURNED' } : { status: cancelled.status, reason: cancelled.reason ?? `${cancelled.status} at the partner` };
-  return whileInDoubt(deps, payoutId, (client, locked) => applyPartnerStatus(client, locked, said2, deps.clock.now(), deps.alarm));
+  return whileInDoubt(deps, payoutId, (client, locked) => applyPartnerStatus(client, locked, statusOfCancel(cancelled), deps.clock.now(), deps.alarm));
 }
 
 /** No clear answer again: ask later, or park the payout once the questions are used up. */

@@ -14,7 +14,7 @@ import type { Clock } from '../platform/clock.ts';
 import { applyToLocked, type ApplyResult } from './apply.ts';
 import { applyPartnerStatus } from './doubt.ts';
 import { findTransition, type PayoutEvent } from './lifecycle.ts';
-import type { PartnerStatus } from './rails/rail.ts';
+import type { KnownStatus } from './rails/rail.ts';
 import * as repo from './repo.ts';
 import { openReviewOf } from './review-repo.ts';
 import { parkForReview, type Alarm } from './review.ts';
@@ -45,7 +45,7 @@ const DEFAULT_REASON: Partial<Record<ReportedStatus, string>> = {
 };
 
 /** The report in the partner-status vocabulary (EXPD is the sandbox's only). */
-function saidOf(report: PartnerReport, reason: string | undefined): Exclude<PartnerStatus, { status: 'NOT_FOUND' }> | undefined {
+function saidOf(report: PartnerReport, reason: string | undefined): KnownStatus | undefined {
   switch (report.payoutStatus) {
     case 'PRCD': return { status: 'PAID', ...(report.cashoutStatus ? { cashoutStatus: report.cashoutStatus } : {}) };
     case 'RJCT': return { status: 'REJECTED', reason: reason! };

@@ -8,14 +8,14 @@ import { type Db, type Queryable } from '../platform/database/pool.ts';
 import { withTransaction } from '../platform/database/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
 import { applyToLocked, changeCancellation, lockLedgerFor, noteSubmission, statusEvent } from './apply.ts';
-import { applyPartnerStatus, markInDoubt, statusOfAnswer, submissionAfter } from './doubt.ts';
+import { applyPartnerStatus, markInDoubt, submissionAfter } from './doubt.ts';
 import { parkForReview, type Alarm } from './review.ts';
 import { forRail } from './for-rail.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { postPending } from '../ledger/service.ts';
 import { insertEvents } from '../events/repo.ts';
 import { findTransition, type PayoutEvent } from './lifecycle.ts';
-import { requireRail, type RailRegistry, type SubmitOutcome } from './rails/rail.ts';
+import { requireRail, statusOfSubmit, type RailRegistry, type SubmitOutcome } from './rails/rail.ts';
 import * as repo from './repo.ts';
 
 export interface SubmissionDeps {
@@ -56,7 +56,7 @@ export async function applySubmitOutcome(
 ): Promise<repo.PayoutRow> {
   if (locked.submissionState === 'IN_DOUBT') {
     // the doubt job is asking already; a clear answer that arrives meanwhile settles it
-    return outcome && locked.payoutStatus === 'PNDG' ? applyPartnerStatus(db, locked, statusOfAnswer(outcome), now, context.alarm) : locked;
+    return outcome && locked.payoutStatus === 'PNDG' ? applyPartnerStatus(db, locked, statusOfSubmit(outcome), now, context.alarm) : locked;
   }
   if (locked.submissionState !== 'SUBMITTING') {
     if (!outcome || !contradicts(locked.payoutStatus, outcome)) return locked;

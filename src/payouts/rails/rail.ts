@@ -40,10 +40,28 @@ export type PartnerStatus =
   | { status: 'RETURNED'; reason?: string }
   | { status: 'CANCELLED' }; // cancelled: not paid, and never will be
 
+/** What a partner knows of a payout it holds (every status but NOT_FOUND). */
+export type KnownStatus = Exclude<PartnerStatus, { status: 'NOT_FOUND' }>;
+
+/** A clear submit answer in the partner-status vocabulary. */
+export function statusOfSubmit(outcome: SubmitOutcome): KnownStatus {
+  if (outcome.outcome === 'CONFIRMED') return { status: 'PAID', ...(outcome.cashoutStatus ? { cashoutStatus: outcome.cashoutStatus } : {}) };
+  if (outcome.outcome === 'PENDING') return { status: 'PENDING', ...(outcome.cashoutStatus ? { cashoutStatus: outcome.cashoutStatus } : {}) };
+  return { status: 'REJECTED', reason: outcome.reason };
+}
+
 export type CancelOutcome =
   | { outcome: 'CANCELLED' } // withdrawn, or blocked before it arrived: it will never be paid
   | { outcome: 'ALREADY_PAID'; cashoutStatus?: string }
   | { outcome: 'ALREADY_FINAL'; status: 'REJECTED' | 'FAILED' | 'RETURNED'; reason?: string };
+
+/** A clear cancel answer in the partner-status vocabulary (already paid: cashout PAID unless the partner says otherwise). */
+export function statusOfCancel(outcome: CancelOutcome): KnownStatus {
+  if (outcome.outcome === 'CANCELLED') return { status: 'CANCELLED' };
+  if (outcome.outcome === 'ALREADY_PAID') return { status: 'PAID', cashoutStatus: outcome.cashoutStatus ?? 'PAID' };
+  if (outcome.status === 'RETURNED') return { status: 'RETURNED' };
+  return { status: outcome.status, reason: outcome.reason ?? `${outcome.status} at the partner` };
+}
 
 export interface PayoutRail {
   submit(payout: PayoutForRail, signal: AbortSignal): Promise<SubmitOutcome>;

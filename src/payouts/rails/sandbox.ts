@@ -5,7 +5,7 @@
 // the same payout id gets the first answer again and counts as no new payment.
 import type { Queryable } from '../../platform/database/pool.ts';
 import { createBatcher } from '../../platform/batcher.ts';
-import type { CancelOutcome, PartnerStatus, PayoutForRail, PayoutRail, RailRegistry, SubmitOutcome } from './rail.ts';
+import { statusOfSubmit, type CancelOutcome, type PartnerStatus, type PayoutForRail, type PayoutRail, type RailRegistry, type SubmitOutcome } from './rail.ts';
 
 export const REJECTING_LAST_NAME = 'REJECT';
 
@@ -17,12 +17,6 @@ function decide(payout: PayoutForRail): SubmitOutcome {
 
 /** The answer to a submission of an id that was cancelled before it arrived: never paid. */
 const BLOCKED: SubmitOutcome = { outcome: 'REJECTED', reason: 'Cancelled before it was received' };
-
-function statusOf(outcome: SubmitOutcome): PartnerStatus {
-  if (outcome.outcome === 'CONFIRMED') return { status: 'PAID', ...(outcome.cashoutStatus ? { cashoutStatus: outcome.cashoutStatus } : {}) };
-  if (outcome.outcome === 'PENDING') return { status: 'PENDING', ...(outcome.cashoutStatus ? { cashoutStatus: outcome.cashoutStatus } : {}) };
-  return { status: 'REJECTED', reason: outcome.reason };
-}
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve();
@@ -80,7 +74,7 @@ export function createSandboxRails(deps: { db: Queryable; latencyMs?: number }):
       const known = rows[0];
       if (!known) return { status: 'NOT_FOUND' };
       if (known.cancelled) return { status: 'CANCELLED' };
-      return statusOf(known.outcome!);
+      return statusOfSubmit(known.outcome!);
     },
     async cancel(payout, signal): Promise<CancelOutcome> {
       await delay(deps.latencyMs ?? 0, signal);
