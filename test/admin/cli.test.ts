@@ -1,38 +1,21 @@
 // The operator CLI, run as operators run it, against a running service and against a stopped one.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
-import { ROOT, startTestService, tempDataDir, type TestService } from '../support/service.ts';
+import { startTestService, tempDataDir, type TestService } from '../support/service.ts';
+import { adminCli } from '../support/admin.ts';
 import { DEMO, bearer, json, requestToken, token } from '../support/http.ts';
 import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
 import { registerEndpoint, startReceiver, type Receiver } from '../support/receiver.ts';
 import { GONE_REASON } from '../../src/webhooks/deliver.ts';
 
-const run = promisify(execFile);
-const NODE = path.join(ROOT, 'node_modules/.bin/node');
 
 let dataDir: string;
 let service: TestService | undefined;
 
-async function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(NODE, ['src/admin/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-async function adminJson<T = Record<string, unknown>>(args: string[]): Promise<T> {
-  const result = await admin([...args, '--json']);
-  assert.equal(result.code, 0, result.stderr);
-  return JSON.parse(result.stdout) as T;
-}
+const { admin, adminJson } = adminCli(() => dataDir);
 
 before(async () => {
   dataDir = await tempDataDir();

@@ -2,35 +2,18 @@
 // change validated and audited, run as operators run it against a running service.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { ROOT, startTestService, type TestService } from '../support/service.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { adminCli } from '../support/admin.ts';
 import { json } from '../support/http.ts';
 import { newKey, reportBody, sendReport } from '../support/partners.ts';
 import { auditFor } from '../../src/audit/repo.ts';
 
-const run = promisify(execFile);
-const NODE = path.join(ROOT, 'node_modules/.bin/node');
 let service: TestService;
 
-async function admin(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(NODE, ['src/admin/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: service.dataDir } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-async function adminJson<T = Record<string, unknown>>(args: string[]): Promise<T> {
-  const result = await admin([...args, '--json']);
-  assert.equal(result.code, 0, result.stderr);
-  return JSON.parse(result.stdout) as T;
-}
+const { admin, adminJson } = adminCli(() => service.dataDir);
 
 before(async () => {
   service = await startTestService({ WORKERS: '0' });
