@@ -4,6 +4,7 @@ import Negotiator from 'negotiator';
 import { Type } from 'typebox';
 import type { Db } from '../platform/database/pool.ts';
 import { toJsonNumber } from '../platform/money.ts';
+import { instantOf } from '../platform/clock.ts';
 import { errorResponses } from '../platform/http/errors.ts';
 import { refusalError } from '../platform/http/refusals.ts';
 import { typed } from '../platform/http/typed.ts';
@@ -82,7 +83,7 @@ export async function memberRoutes(fastify: FastifyInstance, opts: { db: Db; sta
       const order = query.order ?? 'asc';
       const limit = query.limit ?? STATEMENT_PAGE_SIZE_DEFAULT;
       const result = await opts.statements.read(memberOf(request).memberId, destinationMemberId, {
-        ...query, order, limit, from: query.from === undefined ? undefined : new Date(query.from), to: query.to === undefined ? undefined : new Date(query.to),
+        ...query, order, limit, from: query.from === undefined ? undefined : instantOf(query.from), to: query.to === undefined ? undefined : instantOf(query.to),
       });
       if (!result.ok) throw refusalError(STATEMENT_REFUSALS, result);
       if (new Negotiator(request).mediaType(['application/json', 'text/csv']) !== 'text/csv') return statementJson(result.value);

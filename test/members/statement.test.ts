@@ -385,6 +385,9 @@ describe('who may read what', () => {
     await expectError(await read('to=2026-13-01T00:00:00Z'), 400, 'VALIDATION_ERROR', /to/);
     await expectError(await read('from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z'), 400, 'VALIDATION_ERROR', /^to: must be later than from/);
     await expectError(await read('from=2026-11-01T00:00:00Z&to=2026-11-01T00:00:00Z'), 400, 'VALIDATION_ERROR', /^to: /);
+    // RFC 3339 allows a leap second; it reads as the next minute's first instant, never a 500
+    await expectError(await read(`from=${encodeURIComponent('2016-12-31T23:59:60Z')}&to=${encodeURIComponent('2016-12-31T23:59:60Z')}`), 400, 'VALIDATION_ERROR', /^to: /);
+    assert.equal((await read(`from=${encodeURIComponent('2016-12-31T23:59:60Z')}&to=${encodeURIComponent('2017-01-01T00:00:01Z')}`)).status, 200);
     await expectError(await read('after=nonsense'), 400, 'VALIDATION_ERROR', /^after: /);
     await expectError(await read(`after=${'a'.repeat(401)}`), 400, 'VALIDATION_ERROR', /after/);
     const { nextAfter } = await statement('limit=1');
