@@ -53,3 +53,57 @@ export const NO_VENUES: Venues = {
   destinationExchange: { swap: notConnected },
   bank: { deposit: notConnected, status: notConnected },
 };
+
+// ---------------------------------------------------------------------------------------------
+// Asking by reference. After a timeout, a dropped connection or an unclear answer the outcome of a
+// call is unknown, and a step must not repeat or undo it blindly: it asks the venue what it did
+// with the reference. A lookup that throws settles nothing (ask again later, then park).
+
+/** What a venue knows of a reference: `NOT_FOUND` is its word that nothing was done with it. */
+export type VenueLookup<T> = { found: true; result: T } | { found: false };
+
+export interface SourceExchangeLookup {
+  /** The order placed with this reference, if any. */
+  findBuy(reference: string): Promise<VenueLookup<{ orderId: string; assetAmount: string }>>;
+}
+
+export interface DestinationExchangeLookup {
+  findSwap(reference: string): Promise<VenueLookup<{ orderId: string; proceeds: string }>>;
+}
+
+export interface BankLookup {
+  findDeposit(reference: string): Promise<VenueLookup<{ depositId: string }>>;
+}
+
+/**
+ * What the chain rail knows of an outbound transfer, asked by its reference.
+ * - `UNKNOWN`: no intent was ever recorded under the reference: nothing was signed, nothing moved.
+ * - `PENDING`: recorded (perhaps signed and broadcast) and not final yet; `txHash` is the latest
+ *   signed attempt's hash, null before signing.
+ * - `CONFIRMED`: mined with success and buried under the required confirmations: the money moved.
+ * - `NOT_SENT`: proven that no transaction of this transfer can ever be mined (nothing was
+ *   broadcast, or the nonce was taken by another of the treasury's recorded transactions): nothing moved.
+ * - `IN_DOUBT`: the chain's answer does not settle it (a revert, a nonce used by a transaction the
+ *   service did not record, a receipt that vanished): an operator decides.
+ */
+export type ChainTransferState =
+  | { state: 'UNKNOWN' }
+  | { state: 'PENDING'; txHash: string | null; confirmations: number }
+  | { state: 'CONFIRMED'; txHash: string; confirmations: number; blockNumber: string }
+  | { state: 'NOT_SENT'; reason: string }
+  | { state: 'IN_DOUBT'; txHash: string | null; reason: string };
+
+/**
+ * The chain rail: an outbound stablecoin transfer from the treasury, crash-safe by reference.
+ * `send` records the intent (amount, recipient, nonce) before anything leaves, then signs, records
+ * the signed bytes and broadcasts them, all with no lock held during the calls to the signer or the
+ * node; calling it again with the same reference never makes a second transaction: it rebroadcasts
+ * the recorded bytes (or a recorded same-nonce replacement). It throws when the node's answer is
+ * unclear; the caller then asks `status`. Amounts are exact decimal text in the asset's unit.
+ */
+export interface ChainTransfers {
+  /** The stablecoin's symbol, e.g. USDC. */
+  readonly asset: string;
+  send(transfer: { reference: string; amount: string; toAddress: string }): Promise<ChainTransferState>;
+  status(reference: string): Promise<ChainTransferState>;
+}
