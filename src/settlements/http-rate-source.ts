@@ -7,6 +7,7 @@
 // cacheMs (a bounded number of pairs); its age is checked again at each use.
 import { Agent, request, type Dispatcher } from 'undici';
 import { Value } from 'typebox/value';
+import { systemClock, type Clock } from '../platform/clock.ts';
 import { ok, refuse } from '../platform/result.ts';
 import { asOfInstant, feedForecast, FeedQuote, FeedUnknownPair } from './rate-feed-protocol.ts';
 import type { QuoteResult, RateSource } from './rate-source.ts';
@@ -28,6 +29,8 @@ export interface HttpRateSourceOptions {
   /** How long one answer of the feed serves further quotes of its pair; 0: none is kept. */
   cacheMs: number;
   dispatcher?: Dispatcher;
+  /** The age of a quote is measured when its answer is used, by this clock (default: the system's). */
+  clock?: Clock;
 }
 
 /** What the feed said about one pair. */
@@ -58,9 +61,9 @@ async function readJson(body: Dispatcher.ResponseData['body']): Promise<unknown>
   }
 }
 
-/** A duration as the detail names it: milliseconds below 10 s, whole seconds (rounded up) above. */
+/** A duration as the detail names it: milliseconds below 10 s, whole seconds above. */
 export function durationText(ms: number): string {
-  return ms < 10_000 ? `${Math.ceil(ms)} ms` : `${Math.ceil(ms / 1000)} s`;
+  return ms < 10_000 ? `${Math.floor(ms)} ms` : `${Math.floor(ms / 1000)} s`;
 }
 
 function answerOf(pair: { base: string; quote: string }, statusCode: number, body: unknown): FeedAnswer {
@@ -80,6 +83,7 @@ export function createHttpRateSource(options: HttpRateSourceOptions): RateSource
   const agent = options.dispatcher ?? new Agent({ connections: 8, keepAliveTimeout: 10_000 });
   const cache = new Map<string, { answer: FeedAnswer; atMs: number }>();
   const inFlight = new Map<string, Promise<FeedAnswer>>();
+  const clock = options.clock ?? systemClock;
 
   async function ask(base: string, quote: string): Promise<FeedAnswer> {
     const url = `${baseUrl}/rates?base=${encodeURIComponent(base)}&quote=${encodeURIComponent(quote)}`;
@@ -124,12 +128,13 @@ export function createHttpRateSource(options: HttpRateSourceOptions): RateSource
   const unavailable = (reason: string): QuoteResult => refuse('RATE_SOURCE_UNAVAILABLE', reason, FEED_RETRY_AFTER_SECONDS);
 
   return {
-    async quote(sourceCcy, destinationCcy, at): Promise<QuoteResult> {
+    // `at` (the time the lock was asked) is not used: the quote's age counts until its use, after the call
+    async quote(sourceCcy, destinationCcy): Promise<QuoteResult> {
       const answer = await answerFor(sourceCcy, destinationCcy);
       if (answer.kind === 'UNKNOWN_PAIR') return refuse('NOT_QUOTED');
       if (answer.kind === 'FAILED') return unavailable(answer.reason);
       const name = `${sourceCcy}/${destinationCcy}`;
-      const ageMs = at.getTime() - answer.asOf.getTime();
+      const ageMs = clock.now().getTime() - answer.asOf.getTime();
       if (ageMs > options.maxAgeMs) {
         return unavailable(`the price feed's quote for ${name} is ${durationText(ageMs)} old (limit ${durationText(options.maxAgeMs)})`);
       }
