@@ -5,15 +5,11 @@
 // SERVICE_UNAVAILABLE with Retry-After and the reason, and locks nothing.
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { startTestService, tempDataDir, type TestService } from '../support/service.ts';
+import { seedForProduction, startTestService, type TestService } from '../support/service.ts';
 import { bearer, expectError, json, token } from '../support/http.ts';
 import { eventually } from '../support/payouts.ts';
 import { settlementApi, type Json, type RateRecord } from '../support/settlements.ts';
 import { spawnPriceFeed, type PriceFeed } from '../support/price-feed.ts';
-import { createClientsService } from '../../src/auth/clients.ts';
-import { decodeKey } from '../../src/platform/keys.ts';
 
 const FEED_SETTINGS = {
   RATE_FEED_TIMEOUT_MS: '300', RATE_FEED_MAX_AGE_MS: '60000', RATE_FEED_SPREAD_BPS: '20', RATE_FEED_INTERVAL_BUFFER_BPS: '5', RATE_FEED_CACHE_MS: '0',
@@ -25,22 +21,10 @@ let feed: PriceFeed;
 let production: TestService;
 let accessToken: string;
 
-/** The demo world seeded in sandbox mode, its demo clients replaced by one real client, then started in production mode. */
 async function startProduction(): Promise<{ service: TestService; accessToken: string }> {
-  const dataDir = await tempDataDir();
-  const seeded = await startTestService({ DATA_DIR: dataDir, WORKERS: '0' });
-  const keys = JSON.parse(await fs.readFile(path.join(dataDir, 'keys.json'), 'utf8')) as { tokenSigningKey: string; clientSecretKey: string };
-  const clients = createClientsService({ db: seeded.db, clientSecretKey: decodeKey('CLIENT_SECRET_KEY', keys.clientSecretKey) });
-  const created = await clients.create({ memberId: 'DEMO_SOURCE_1', scopes: ['settlements'] });
-  assert.ok(created.ok);
-  for (const clientId of ['demo-source-1', 'demo-source-2']) assert.ok((await clients.revoke(clientId)).ok);
-  await seeded.stop();
-  const service = await startTestService({
-    DATA_DIR: dataDir, MODE: 'production', WORKERS: '0', TOKEN_SIGNING_KEY: keys.tokenSigningKey, CLIENT_SECRET_KEY: keys.clientSecretKey,
-    RATE_FEED_URL: feed.url, ...FEED_SETTINGS,
-  });
-  const { client, secret } = created.value;
-  return { service, accessToken: await token(service.url, { clientId: client.clientId, secret, scope: 'settlements' }) };
+  const { env, credentials } = await seedForProduction(['settlements']);
+  const service = await startTestService({ ...env, WORKERS: '0', RATE_FEED_URL: feed.url, ...FEED_SETTINGS });
+  return { service, accessToken: await token(service.url, { ...credentials, scope: 'settlements' }) };
 }
 
 before(async () => {
