@@ -7,6 +7,7 @@
 // cacheMs (a bounded number of pairs); its age is checked again at each use.
 import { Agent, request, type Dispatcher } from 'undici';
 import { Value } from 'typebox/value';
+import { readJsonAnswer } from '../platform/answer-body.ts';
 import { systemClock, type Clock } from '../platform/clock.ts';
 import { ok, refuse } from '../platform/result.ts';
 import { asOfInstant, feedForecast, FeedQuote, FeedUnknownPair } from './rate-feed-protocol.ts';
@@ -43,23 +44,7 @@ class UnreadableAnswer extends Error {
   override name = 'UnreadableAnswer';
 }
 
-async function readJson(body: Dispatcher.ResponseData['body']): Promise<unknown> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > FEED_ANSWER_BYTES_MAX) {
-      body.destroy();
-      throw new UnreadableAnswer(`larger than ${FEED_ANSWER_BYTES_MAX} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new UnreadableAnswer('not JSON');
-  }
-}
+const readJson = (body: Dispatcher.ResponseData['body']) => readJsonAnswer(body, FEED_ANSWER_BYTES_MAX, (why) => new UnreadableAnswer(why));
 
 /** A duration as the detail names it: milliseconds below 10 s, whole seconds above. */
 export function durationText(ms: number): string {
@@ -97,7 +82,7 @@ export function createHttpRateSource(options: HttpRateSourceOptions): RateSource
       return answerOf({ base, quote }, response.statusCode, await readJson(response.body));
     } catch (error) {
       if (signal.aborted) return { kind: 'FAILED', reason: `the price feed did not answer within ${durationText(options.timeoutMs)}` };
-      if (error instanceof UnreadableAnswer) return { kind: 'FAILED', reason: `the price feed's answer for ${base}/${quote} is ${error.message}` };
+      if (error instanceof UnreadableAnswer) return { kind: 'FAILED', reason: `the price feed's answer for ${base}/${quote} ${error.message}` };
       const code = (error as { code?: unknown }).code;
       return { kind: 'FAILED', reason: `the price feed could not be reached${typeof code === 'string' ? ` (${code})` : ''}` };
     }
