@@ -30,7 +30,7 @@ export type FeedQuote = Static<typeof FeedQuote>;
 export const FeedUnknownPair = Type.Object({ base: Currency, quote: Currency, error: Type.Literal('UNKNOWN_PAIR') });
 export type FeedUnknownPair = Static<typeof FeedUnknownPair>;
 
-/** The instant of a quote's asOf; undefined when it names no real instant (2026-02-30). */
+/** The instant of a quote's asOf; undefined when it names none (an hour 25, a second 61). */
 export function asOfInstant(asOf: string): Date | undefined {
   const instant = instantOf(asOf);
   return Number.isNaN(instant.getTime()) ? undefined : instant;

@@ -20,9 +20,11 @@ const EXPECTED_RATES = [17.003763, 16.995244, 16.986725, 16.978205, 16.969687, 1
 let feed: PriceFeed;
 let production: TestService;
 let accessToken: string;
+let productionEnv: Record<string, string>;
 
 async function startProduction(): Promise<{ service: TestService; accessToken: string }> {
   const { env, credentials } = await seedForProduction(['settlements']);
+  productionEnv = env;
   const service = await startTestService({ ...env, WORKERS: '0', RATE_FEED_URL: feed.url, ...FEED_SETTINGS });
   return { service, accessToken: await token(service.url, { ...credentials, scope: 'settlements' }) };
 }
@@ -158,5 +160,17 @@ describe('the sandbox with RATE_FEED_URL', () => {
     } finally {
       await sandbox.stop();
     }
+  });
+});
+
+describe('production mode without RATE_FEED_URL', () => {
+  test('quotes nothing: every rate lock is the unquoted-pair answer and nothing is locked', async () => {
+    await production.stop();
+    production = await startTestService({ ...productionEnv, WORKERS: '0' });
+    const before = await lockedCount();
+    const requestsBefore = await feed.requests();
+    await expectError(await lock(), 503, 'SERVICE_UNAVAILABLE', /^USD\/MXN is not quoted right now$/);
+    assert.equal(await lockedCount(), before);
+    assert.equal(await feed.requests(), requestsBefore, 'the feed is not asked');
   });
 });
