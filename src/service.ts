@@ -26,6 +26,7 @@ import { createSandboxVenues } from './settlements/sandbox-venues.ts';
 import { NO_VENUES } from './settlements/venues.ts';
 import { NO_RATE_SOURCE } from './settlements/rate-source.ts';
 import { sandboxRateSource } from './settlements/sandbox-rates.ts';
+import { createHttpRateSource } from './settlements/http-rate-source.ts';
 import { createEventsService } from './events/service.ts';
 import { createEndpointsService } from './webhooks/endpoints.ts';
 import { createSecretBox } from './webhooks/secrets.ts';
@@ -87,6 +88,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   let partnerRails: PartnerRails | undefined;
   let app: FastifyInstance | undefined;
   let rateLimits: SharedRateLimit | undefined;
+  let rateFeed: ReturnType<typeof createHttpRateSource> | undefined;
   let ready = false;
   const stop = async () => {
     ready = false;
@@ -96,6 +98,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     await webhookWorkers?.stop();
     await sender?.close();
     await partnerRails?.close();
+    await rateFeed?.close();
     await db?.end();
     await embedded?.stop();
   };
@@ -138,10 +141,15 @@ export async function startService(config: Config, log: Logger): Promise<Running
         partnerTimeoutMs: config.partnerTimeoutMs,
       },
     });
-    // A price feed is a new implementation of settlements/rate-source.ts; until one is connected, production quotes nothing.
+    // Rates come from the price feed when RATE_FEED_URL is set (in the sandbox too, to try one);
+    // otherwise the sandbox simulates them and production quotes nothing (no rate is ever locked).
+    if (config.rateFeed) {
+      const { url, ...feed } = config.rateFeed;
+      rateFeed = createHttpRateSource({ baseUrl: url, ...feed });
+    }
     const rates = createRatesService({
       db: pool, clock, lockMinutes: config.rateLockMinutes, directory,
-      source: config.mode === 'sandbox' ? sandboxRateSource : NO_RATE_SOURCE,
+      source: rateFeed ?? (config.mode === 'sandbox' ? sandboxRateSource : NO_RATE_SOURCE),
     });
     // Real exchanges, chain and bank are new implementations of settlements/venues.ts.
     const settlementPipeline = createPipeline({ db: pool, clock, venues: config.mode === 'sandbox' ? createSandboxVenues(pool) : NO_VENUES });

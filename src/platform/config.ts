@@ -52,6 +52,12 @@ const EnvSchema = Type.Object({
   OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://', maxLength: 1000 })),
   OTEL_TRACES_EXPORTER: Type.Optional(StringEnum(['otlp', 'console', 'none'])),
   OTEL_SERVICE_NAME: Type.String({ minLength: 1, maxLength: 200, default: 'settlement-payout-service' }),
+  RATE_FEED_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s?#]+$', maxLength: 1000 })),
+  RATE_FEED_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 30_000, default: 2000 }),
+  RATE_FEED_MAX_AGE_MS: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 60_000 }),
+  RATE_FEED_SPREAD_BPS: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
+  RATE_FEED_INTERVAL_BUFFER_BPS: Type.Integer({ minimum: 0, maximum: 500, default: 5 }),
+  RATE_FEED_CACHE_MS: Type.Integer({ minimum: 0, maximum: 10_000, default: 1000 }),
   SANDBOX_CLIENT_SECRET_1: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
   SANDBOX_CLIENT_SECRET_2: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
 });
@@ -121,8 +127,24 @@ export interface Config {
   partnerConnectionsRefreshMs: number;
   /** Bearer token a Prometheus scraper sends to GET /metrics; unset: /metrics is not served. */
   metricsToken: string | undefined;
+  /** The price feed settlement rates are read from; unset: production quotes nothing, the sandbox simulates. */
+  rateFeed: RateFeedConfig | undefined;
   /** Traces: off (undefined) unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER is set. */
   tracing: TracingConfig | undefined;
+}
+
+export interface RateFeedConfig {
+  url: string;
+  /** The longest one feed call may take; past it the lock is refused (503). */
+  timeoutMs: number;
+  /** A quote whose asOf is older than this is stale: the lock is refused (503). */
+  maxAgeMs: number;
+  /** Taken off the feed's mid, lowering the rate a member gets. */
+  spreadBps: number;
+  /** Taken off once more for each hour ahead of execution (the forecast of every interval). */
+  intervalBufferBps: number;
+  /** How long one answer of the feed serves further locks on its pair. */
+  cacheMs: number;
 }
 
 export interface TracingConfig {
@@ -190,6 +212,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     partnerConnectionsRefreshMs: checked.PARTNER_CONNECTIONS_REFRESH_MS,
     metricsToken: checked.METRICS_TOKEN,
     tracing: tracingConfig(checked),
+    rateFeed: checked.RATE_FEED_URL === undefined ? undefined : {
+      url: checked.RATE_FEED_URL,
+      timeoutMs: checked.RATE_FEED_TIMEOUT_MS,
+      maxAgeMs: checked.RATE_FEED_MAX_AGE_MS,
+      spreadBps: checked.RATE_FEED_SPREAD_BPS,
+      intervalBufferBps: checked.RATE_FEED_INTERVAL_BUFFER_BPS,
+      cacheMs: checked.RATE_FEED_CACHE_MS,
+    },
     webhookWorkers: checked.WEBHOOK_WORKERS,
     webhookTimeoutMs: checked.WEBHOOK_TIMEOUT_MS,
     webhookEndpointConcurrency: checked.WEBHOOK_ENDPOINT_CONCURRENCY,

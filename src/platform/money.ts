@@ -100,6 +100,12 @@ export function divideHalfUp(numerator: bigint, denominator: bigint): bigint {
   return negative ? -quotient : quotient;
 }
 
+/** numerator / denominator rounded down, both non-negative: where rounding must never favour the counterparty. */
+export function divideDown(numerator: bigint, denominator: bigint): bigint {
+  if (numerator < 0n || denominator <= 0n) throw new Error('divideDown takes a non-negative numerator and a positive denominator');
+  return numerator / denominator;
+}
+
 /** How many digits a decimal text has after its point ("0.25" -> 2, "12" -> 0). */
 function decimalPlaces(text: string): number {
   const [, , , frac = ''] = DECIMAL.exec(text) ?? [];

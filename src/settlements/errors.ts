@@ -3,7 +3,7 @@
 import type { RefusalTable } from '../platform/http/refusals.ts';
 
 /** The checks of a rate lock, in their order. */
-export type RateRefusal = 'UNKNOWN_DESTINATION_MEMBER' | 'VALIDATION_ERROR' | 'UNSUPPORTED_CURRENCY' | 'CORRIDOR_INACTIVE' | 'NOT_QUOTED';
+export type RateRefusal = 'UNKNOWN_DESTINATION_MEMBER' | 'VALIDATION_ERROR' | 'UNSUPPORTED_CURRENCY' | 'CORRIDOR_INACTIVE' | 'NOT_QUOTED' | 'RATE_SOURCE_UNAVAILABLE';
 
 /** The checks of a settlement creation (CONTRACT section 5). */
 export type CreateRefusal =
@@ -21,6 +21,7 @@ export const SETTLEMENT_REFUSALS = {
   UNSUPPORTED_CURRENCY: { code: 'UNSUPPORTED_CURRENCY', message: 'The destination member does not settle in this currency.' },
   CORRIDOR_INACTIVE: { code: 'CORRIDOR_INACTIVE', message: 'You have no active corridor to this destination member.' },
   NOT_QUOTED: { code: 'SERVICE_UNAVAILABLE', message: 'No rate can be quoted for this corridor right now; try again later.' },
+  RATE_SOURCE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', message: 'The price feed gives no current rate right now; nothing was locked. Try again later.' },
   RATE_NOT_FOUND: { code: 'RATE_NOT_FOUND', message: 'No such rate: get one from GET /v2/settlement-rates.' },
   RATE_ALREADY_USED: { code: 'RATE_ALREADY_USED', message: 'This rate was already used by another settlement.' },
   RATE_EXPIRED: { code: 'RATE_EXPIRED', message: 'This rate lock has expired: get a new one.' },

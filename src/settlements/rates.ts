@@ -84,8 +84,13 @@ export function createRatePricer(deps: RatePricerDeps) {
     const corridor = (await directory.corridors(memberId, destination.memberId)).find((c) => c.destinationCcy === currency);
     if (!corridor?.active) return refuse('CORRIDOR_INACTIVE', `destinationMemberId: no active corridor to ${destination.memberId} in ${currency}`);
     const now = deps.clock.now();
-    const quote = await deps.source.quote(corridor.sourceCcy, currency, now);
-    if (!quote) return refuse('NOT_QUOTED', `${corridor.sourceCcy}/${currency} is not quoted right now`);
+    const quoted = await deps.source.quote(corridor.sourceCcy, currency, now);
+    if (!quoted.ok) {
+      return quoted.error === 'NOT_QUOTED'
+        ? refuse('NOT_QUOTED', `${corridor.sourceCcy}/${currency} is not quoted right now`)
+        : refuse('RATE_SOURCE_UNAVAILABLE', `rate: ${quoted.detail}`, quoted.retryAfterSeconds);
+    }
+    const quote = quoted.value;
     const forecast = assertQuote(quote).forecast.map((mid) => divideHalfUp(mid * (BPS - BigInt(corridor.rateSpreadBps)), BPS));
     return ok({
       rateId: randomUUID(),

@@ -27,7 +27,13 @@ export async function settlementRoutes(fastify: FastifyInstance, opts: { rates: 
         'Every call locks a new rate for your corridor to the destination member: the rate of each execution interval ' +
         '(the IMMEDIATE one is `rate`), fixed until `expiryTime` and good for one settlement. An unknown destination member ' +
         'is 422 UNKNOWN_DESTINATION_MEMBER, a currency it does not settle in 422 UNSUPPORTED_CURRENCY, a missing or suspended ' +
-        'corridor 422 CORRIDOR_INACTIVE; `destinationCcy` may be left out when the member settles in one currency only.',
+        'corridor 422 CORRIDOR_INACTIVE; `destinationCcy` may be left out when the member settles in one currency only. ' +
+        'Rates come from a price feed (in the sandbox, when none is configured, from simulated mid-market rates): the feed\'s ' +
+        'mid for the pair less the service\'s feed spread, one buffer more per hour ahead of execution, then your corridor\'s ' +
+        'spread. No current quote (the feed\'s quote older than the staleness limit or dated in the future, the feed failing, ' +
+        'not answering in time or answering something that is not a quote) is 503 SERVICE_UNAVAILABLE with `Retry-After` and a ' +
+        '`detail` naming the reason (`rate: the price feed\'s quote for USD/MXN is 93 s old (limit 60 s)`); a pair that is not ' +
+        'quoted at all is 503 SERVICE_UNAVAILABLE without `Retry-After` (`USD/MXN is not quoted right now`). Neither locks anything.',
       tags,
       querystring: RateQuery,
       response: { 200: Type.Ref('SettlementRate'), ...errorResponses(400, 422, 503) },

@@ -4,7 +4,8 @@
 // drift). Integer arithmetic throughout, so every quote is reproducible from the time alone.
 import { divideHalfUp, toScaled } from '../platform/money.ts';
 import { EXECUTION_INTERVALS, hoursOf } from './intervals.ts';
-import { RATE_DECIMALS, type MidMarketQuote, type RateSource } from './rate-source.ts';
+import { ok, refuse } from '../platform/result.ts';
+import { RATE_DECIMALS, type QuoteResult, type RateSource } from './rate-source.ts';
 
 interface PairTerms {
   /** One unit of the source currency in the destination currency, decimal text. */
@@ -37,13 +38,13 @@ export function driftTenthsBps(at: Date): number {
 }
 
 export const sandboxRateSource: RateSource = {
-  async quote(sourceCcy, destinationCcy, at): Promise<MidMarketQuote | undefined> {
+  async quote(sourceCcy, destinationCcy, at): Promise<QuoteResult> {
     const terms = SANDBOX_MID_RATES[`${sourceCcy}/${destinationCcy}`];
-    if (!terms) return undefined;
+    if (!terms) return refuse('NOT_QUOTED');
     const base = toScaled(terms.mid, RATE_DECIMALS)!;
     const now = divideHalfUp(base * (BPS * 10n + BigInt(driftTenthsBps(at))), BPS * 10n);
     const forecast = EXECUTION_INTERVALS.map((interval) =>
       divideHalfUp(now * (BPS + BigInt(hoursOf(interval) * terms.hourlyDriftBps)), BPS));
-    return { forecast };
+    return ok({ forecast });
   },
 };

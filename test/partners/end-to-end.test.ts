@@ -4,14 +4,10 @@
 // providers, prefund), then the demo clients are replaced, as production requires.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { startTestService, tempDataDir, type TestService } from '../support/service.ts';
+import { seedForProduction, startTestService, type TestService } from '../support/service.ts';
 import { json, token } from '../support/http.ts';
 import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
 import { spawnReferencePartner, type ReferencePartner } from '../support/reference-partner.ts';
-import { createClientsService } from '../../src/auth/clients.ts';
-import { decodeKey } from '../../src/platform/keys.ts';
 import { createPartnersAdmin } from '../../src/partners/admin.ts';
 
 let service: TestService;
@@ -19,26 +15,14 @@ let partner: ReferencePartner;
 let api: ReturnType<typeof payoutApi>;
 
 before(async () => {
-  const dataDir = await tempDataDir();
-  const seeded = await startTestService({ DATA_DIR: dataDir, WORKERS: '0' });
-  const keys = JSON.parse(await fs.readFile(path.join(dataDir, 'keys.json'), 'utf8')) as { tokenSigningKey: string; clientSecretKey: string };
-  const clients = createClientsService({ db: seeded.db, clientSecretKey: decodeKey('CLIENT_SECRET_KEY', keys.clientSecretKey) });
-  const created = await clients.create({ memberId: 'DEMO_SOURCE_1', scopes: ['payouts'] });
-  assert.ok(created.ok);
-  for (const clientId of ['demo-source-1', 'demo-source-2']) assert.ok((await clients.revoke(clientId)).ok);
-  await seeded.stop();
-
-  service = await startTestService({
-    DATA_DIR: dataDir, MODE: 'production', WORKERS: '2',
-    TOKEN_SIGNING_KEY: keys.tokenSigningKey, CLIENT_SECRET_KEY: keys.clientSecretKey, PARTNER_CONNECTIONS_REFRESH_MS: '200',
-  });
+  const { env, credentials } = await seedForProduction(['payouts']);
+  service = await startTestService({ ...env, WORKERS: '2', PARTNER_CONNECTIONS_REFRESH_MS: '200' });
   partner = await spawnReferencePartner({ serviceUrl: service.url });
   const admin = createPartnersAdmin({ db: service.db, actor: 'test' });
   assert.ok((await admin.addKey('PARTNER_MX', partner.keyId, partner.publicKey)).ok);
   assert.ok((await admin.setConnection('PARTNER_MX', partner.url, true)).ok);
   await new Promise((r) => setTimeout(r, 500)); // the connection is read within PARTNER_CONNECTIONS_REFRESH_MS
-  const { client, secret } = created.value;
-  api = payoutApi(service.url, await token(service.url, { clientId: client.clientId, secret, scope: 'payouts' }));
+  api = payoutApi(service.url, await token(service.url, { ...credentials, scope: 'payouts' }));
 });
 after(async () => {
   await partner?.stop();

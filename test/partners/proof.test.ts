@@ -10,13 +10,11 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
-import { spawnService, startTestService, tempDataDir, type ChildService } from '../support/service.ts';
+import { seedForProduction, spawnService, type ChildService } from '../support/service.ts';
 import { token } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
 import { spawnReferencePartner, type ReferencePartner } from '../support/reference-partner.ts';
 import type { Behaviour } from '../../partner/server.ts';
-import { createClientsService } from '../../src/auth/clients.ts';
-import { decodeKey } from '../../src/platform/keys.ts';
 import { createPartnersAdmin } from '../../src/partners/admin.ts';
 import { checkLedger } from '../../src/ledger/service.ts';
 
@@ -60,18 +58,11 @@ let db: pg.Pool;
 let credentials: { clientId: string; secret: string };
 
 before(async () => {
-  dataDir = await tempDataDir();
-  const seeded = await startTestService({ DATA_DIR: dataDir, WORKERS: '0' });
-  const keys = JSON.parse(await fs.readFile(path.join(dataDir, 'keys.json'), 'utf8')) as { tokenSigningKey: string; clientSecretKey: string };
-  const clients = createClientsService({ db: seeded.db, clientSecretKey: decodeKey('CLIENT_SECRET_KEY', keys.clientSecretKey) });
-  const created = await clients.create({ memberId: 'DEMO_SOURCE_1', scopes: ['payouts'] });
-  assert.ok(created.ok);
-  credentials = { clientId: created.value.client.clientId, secret: created.value.secret };
-  for (const clientId of ['demo-source-1', 'demo-source-2']) assert.ok((await clients.revoke(clientId)).ok);
-  await seeded.stop();
+  const seeded = await seedForProduction(['payouts']);
+  dataDir = seeded.dataDir;
+  credentials = seeded.credentials;
   env = {
-    DATA_DIR: dataDir, MODE: 'production', WORKERS: '2', PORT: String(await freePort()),
-    TOKEN_SIGNING_KEY: keys.tokenSigningKey, CLIENT_SECRET_KEY: keys.clientSecretKey,
+    ...seeded.env, WORKERS: '2', PORT: String(await freePort()),
     PARTNER_TIMEOUT_MS: '600', PAYOUT_SUBMISSION_RECOVERY_SECONDS: '2', PARTNER_CONNECTIONS_REFRESH_MS: '200',
   };
   service = await spawnService(env);

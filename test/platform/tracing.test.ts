@@ -11,6 +11,7 @@ import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { createSender } from '../../src/webhooks/sender.ts';
 import { Agent } from 'undici';
 import { createHttpRail } from '../../src/payouts/rails/http.ts';
+import { createHttpRateSource } from '../../src/settlements/http-rate-source.ts';
 import type { PayoutForRail } from '../../src/payouts/rails/rail.ts';
 import { newKey } from '../support/partners.ts';
 
@@ -84,6 +85,20 @@ describe('tracing', () => {
     await dispatcher.close();
     const call = receiver.received.at(-1);
     assert.match(call?.path ?? '', /0b8f8a4e-6f1d-4c1a-9d43-2a7c5e9b1f20/);
+    assert.match(call?.headers['traceparent'] ?? '', new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+  });
+
+  test('a price feed call carries a traceparent of the trace it was made in', async () => {
+    const source = createHttpRateSource({ baseUrl: receiver.url, timeoutMs: 2000, maxAgeMs: 60_000, spreadBps: 0, intervalBufferBps: 0, cacheMs: 0 });
+    receiver.answer = () => ({ status: 404 });
+    const traceId = await trace.getTracer('test').startActiveSpan('lock a rate', async (span) => {
+      await source.quote('USD', 'MXN', new Date()); // the answer does not matter here
+      span.end();
+      return span.spanContext().traceId;
+    });
+    await source.close();
+    const call = receiver.received.at(-1);
+    assert.match(call?.path ?? '', /\/rates\?base=USD&quote=MXN$/);
     assert.match(call?.headers['traceparent'] ?? '', new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
   });
 });

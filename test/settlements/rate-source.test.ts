@@ -21,23 +21,26 @@ describe('sandbox rate source', () => {
 
   test('the quote is the table rate with the drift, and each hour ahead adds the pair\'s forward drift', async () => {
     const at = minute(60); // +15 bps
-    const quote = await sandboxRateSource.quote('USD', 'MXN', at);
+    const quoted = await sandboxRateSource.quote('USD', 'MXN', at);
+    assert.ok(quoted.ok);
+    const quote = quoted.value;
     // 17.0523 * 1.0015 = 17.07787845 -> 17.077878 (half-up at 6 decimals)
-    assert.equal(quote!.forecast[0], 17_077_878n);
+    assert.equal(quote.forecast[0], 17_077_878n);
     // + 1 bp per hour: 17.077878 * 1.0001 = 17.0795857878 -> 17.079586; * 1.0006 = 17.0881247268 -> 17.088125
-    assert.equal(quote!.forecast[1], 17_079_586n);
-    assert.equal(quote!.forecast[6], 17_088_125n);
-    assert.equal(quote!.forecast.length, 7);
-    assert.deepEqual(await sandboxRateSource.quote('USD', 'MXN', new Date(at.getTime() + 30_000)), quote, 'the same minute, the same quote');
+    assert.equal(quote.forecast[1], 17_079_586n);
+    assert.equal(quote.forecast[6], 17_088_125n);
+    assert.equal(quote.forecast.length, 7);
+    assert.deepEqual(await sandboxRateSource.quote('USD', 'MXN', new Date(at.getTime() + 30_000)), quoted, 'the same minute, the same quote');
   });
 
   test('every sandbox destination currency is quoted against USD; other pairs are not', async () => {
     for (const ccy of ['MXN', 'BRL', 'PHP', 'INR', 'NGN', 'KES', 'GHS']) {
-      const quote = await sandboxRateSource.quote('USD', ccy, new Date());
-      assert.ok(quote, ccy);
+      const quoted = await sandboxRateSource.quote('USD', ccy, new Date());
+      assert.ok(quoted.ok, ccy);
+      const quote = quoted.value;
       const mid = Number(SANDBOX_MID_RATES[`USD/${ccy}`]!.mid);
       assert.ok(Math.abs(Number(quote.forecast[0]!) / Number(RATE_SCALE) - mid) <= mid * 0.0016, `${ccy} within the drift`);
     }
-    assert.equal(await sandboxRateSource.quote('EUR', 'MXN', new Date()), undefined);
+    assert.deepEqual(await sandboxRateSource.quote('EUR', 'MXN', new Date()), { ok: false, error: 'NOT_QUOTED', detail: '' });
   });
 });

@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { startService, type RunningService } from '../../src/service.ts';
+import { createClientsService } from '../../src/auth/clients.ts';
+import { decodeKey } from '../../src/platform/keys.ts';
+import type { Scope } from '../../src/auth/scopes.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -36,6 +39,37 @@ export async function startTestService(env: Record<string, string> = {}): Promis
   const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', WORKERS: '1', ...env, DATA_DIR: dataDir });
   const service = await startService(config, createLogger(config.logLevel));
   return { ...service, dataDir };
+}
+
+/**
+ * A data directory ready for production mode: the demo world seeded in sandbox mode, one real API
+ * client of DEMO_SOURCE_1 with the given scopes, and the demo clients (published secrets) revoked,
+ * as production requires. `env` starts production on it with the sandbox run's keys.
+ */
+export async function seedForProduction(scopes: Scope[]): Promise<{
+  dataDir: string;
+  env: Record<string, string>;
+  credentials: { clientId: string; secret: string };
+}> {
+  const dataDir = await tempDataDir();
+  const seeded = await startTestService({ DATA_DIR: dataDir, WORKERS: '0' });
+  try {
+    const keys = JSON.parse(await fs.readFile(path.join(dataDir, 'keys.json'), 'utf8')) as { tokenSigningKey: string; clientSecretKey: string };
+    const clients = createClientsService({ db: seeded.db, clientSecretKey: decodeKey('CLIENT_SECRET_KEY', keys.clientSecretKey) });
+    const created = await clients.create({ memberId: 'DEMO_SOURCE_1', scopes });
+    if (!created.ok) throw new Error(`client not created: ${created.error}`);
+    for (const clientId of ['demo-source-1', 'demo-source-2']) {
+      const revoked = await clients.revoke(clientId);
+      if (!revoked.ok) throw new Error(`${clientId} not revoked: ${revoked.error}`);
+    }
+    return {
+      dataDir,
+      env: { DATA_DIR: dataDir, MODE: 'production', TOKEN_SIGNING_KEY: keys.tokenSigningKey, CLIENT_SECRET_KEY: keys.clientSecretKey },
+      credentials: { clientId: created.value.client.clientId, secret: created.value.secret },
+    };
+  } finally {
+    await seeded.stop();
+  }
 }
 
 export interface ChildService {

@@ -9,6 +9,7 @@ import { Value } from 'typebox/value';
 import { PartnerCancelAnswer, PartnerNotFound, PartnerPayoutState, type PartnerPayoutRequest } from '../../partners/protocol.ts';
 import { signRequest, type SigningKey } from '../../partners/signatures.ts';
 import { formatMinor, parseAmount } from '../../platform/money.ts';
+import { readJsonAnswer } from '../../platform/answer-body.ts';
 import type { CancelOutcome, PartnerStatus, PayoutForRail, PayoutRail, SubmitOutcome } from './rail.ts';
 
 export const RAIL_ATTEMPTS_MAX = 3;
@@ -25,23 +26,7 @@ interface Answer {
   body: unknown;
 }
 
-async function readBody(body: Dispatcher.ResponseData['body']): Promise<unknown> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > RAIL_ANSWER_BYTES_MAX) {
-      body.destroy();
-      throw new RailUnclearError(`answer larger than ${RAIL_ANSWER_BYTES_MAX} bytes`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new RailUnclearError('answer is not JSON');
-  }
-}
+const readBody = (body: Dispatcher.ResponseData['body']) => readJsonAnswer(body, RAIL_ANSWER_BYTES_MAX, (why) => new RailUnclearError(`answer ${why}`));
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
