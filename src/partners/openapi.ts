@@ -6,7 +6,7 @@ import { PartnerCancelAnswer, PartnerNotFound, PartnerPayoutRequest, PartnerPayo
 import { PartnerSettlementNotFound, PartnerSettlementNotice, PartnerSettlementReceipt, SettlementConfirmation, SettlementConfirmationAnswer } from './settlement-protocol.ts';
 import { SIGNATURE_AGE_MAX_SECONDS } from './signatures.ts';
 
-export const PARTNER_API_VERSION = '1.0.0';
+export const PARTNER_API_VERSION = '1.1.0';
 
 const SCHEMAS = { PartnerPayoutRequest, PartnerPayoutState, PartnerNotFound, PartnerCancelAnswer, PartnerReport, PartnerReportAnswer, PartnerServiceKeys: ServiceKeys,
   PartnerSettlementNotice, PartnerSettlementReceipt, PartnerSettlementNotFound, SettlementConfirmation, SettlementConfirmationAnswer, Error: ErrorBody };
