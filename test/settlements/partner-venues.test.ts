@@ -16,6 +16,8 @@ import { PartnerUnclearError } from '../../src/partners/signed-call.ts';
 import { createRailAgent } from '../../src/payouts/rails/http.ts';
 import { createPartnerSettlementVenues, type PartnerSettlementVenues } from '../../src/settlements/partner-venues.ts';
 import { VenueRefusal } from '../../src/settlements/venues.ts';
+import { createPipeline } from '../../src/settlements/pipeline.ts';
+import { createSandboxVenues } from '../../src/settlements/sandbox-venues.ts';
 
 let service: TestService;
 let partner: ReferencePartner;
@@ -143,6 +145,45 @@ describe('the partner\'s confirmation', () => {
     const given = await eventually(() => confirmationAt(reference), (c) => c?.state === 'GAVE_UP');
     assert.equal(given?.lastError, 'service answered 401');
     assert.equal(await venues.bank.status(depositId), 'PENDING');
+  });
+});
+
+describe('in the pipeline\'s withdraw step', () => {
+  async function settlementRow(id: string) {
+    const { rows } = await service.db.query('SELECT settlement_status AS status, settlement_amt_received::text AS received FROM settlements WHERE settlement_id = $1', [id]);
+    return rows[0] as { status: string; received: string | null };
+  }
+  async function prefundCredits(id: string) {
+    const { rows } = await service.db.query(`SELECT amount::text AS amount, currency FROM ledger_transfers WHERE reference = $1 AND reason = 'SETTLEMENT_OUT'`, [id]);
+    return rows;
+  }
+
+  test('the prefund is credited at the locked rate only after the partner confirms the agreed amount', async () => {
+    const { settlementId, reference, order } = await atWithdrawal(2500.01);
+    await partner.behaveForSettlement({ confirmAfterMs: 700 }, reference);
+    const pipeline = createPipeline({ db: service.db, clock: { now: () => new Date() }, venues: { ...createSandboxVenues(service.db), ...venues } });
+    await pipeline.steps.withdraw(settlementId); // sends the notice
+    await pipeline.steps.withdraw(settlementId); // not confirmed yet
+    assert.equal((await settlementRow(settlementId)).status, 'S400_FIAT_WITHDRAWAL_IN_PROGRESS');
+    assert.deepEqual(await prefundCredits(settlementId), []);
+    assert.equal((await noticeAt(reference))?.notices, 1);
+    await eventually(async () => {
+      await pipeline.steps.withdraw(settlementId);
+      return (await settlementRow(settlementId)).status;
+    }, (s) => s === 'S600_COMPLETED');
+    assert.deepEqual(await settlementRow(settlementId), { status: 'S600_COMPLETED', received: `${order.amount}00` });
+    assert.deepEqual(await prefundCredits(settlementId), [{ amount: order.amount.replace('.', ''), currency: 'MXN' }]);
+  });
+
+  test('a partner that confirmed another amount never completes the settlement', async () => {
+    const { settlementId, reference } = await atWithdrawal(2600);
+    await partner.behaveForSettlement({ settlementOutcome: 'CONFIRM_DIFFERENT_AMOUNT', confirmAfterMs: 50 }, reference);
+    const pipeline = createPipeline({ db: service.db, clock: { now: () => new Date() }, venues: { ...createSandboxVenues(service.db), ...venues } });
+    await pipeline.steps.withdraw(settlementId);
+    assert.equal((await eventually(() => confirmationAt(reference), (c) => c?.state === 'GAVE_UP'))?.state, 'GAVE_UP');
+    await pipeline.steps.withdraw(settlementId);
+    assert.equal((await settlementRow(settlementId)).status, 'S400_FIAT_WITHDRAWAL_IN_PROGRESS');
+    assert.deepEqual(await prefundCredits(settlementId), []);
   });
 });
 
