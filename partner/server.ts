@@ -1,6 +1,7 @@
-// The reference partner's HTTP side: the three calls of the partner protocol (submit, status,
-// cancel), each verified against the service's public key, and a small control API for tests and
-// demos that switches its behaviour for the next request or for one payout. A real partner keeps
+// The reference partner's HTTP side: the calls of the partner protocol (payouts: submit, status,
+// cancel; settlements: notice and lookup, partner/settlements.ts), each verified against the
+// service's public key, and a small control API for tests and demos that switches its behaviour
+// for the next request, for one payout or for one settlement notice. A real partner keeps
 // the protocol part and replaces the decisions with its own payment system.
 import http from 'node:http';
 import type { KeyObject } from 'node:crypto';
@@ -8,6 +9,8 @@ import { Value } from 'typebox/value';
 import { PartnerPayoutRequest, type PartnerCancelAnswer, type PartnerPayoutState } from '../src/partners/protocol.ts';
 import { verifyRequest } from '../src/partners/signatures.ts';
 import type { NewReport, PayoutRow, Store } from './store.ts';
+import { before, HANG, HttpAnswer, parseJson } from './answers.ts';
+import { settlementCalls } from './settlements.ts';
 
 export const BODY_BYTES_MAX = 64 * 1024;
 
@@ -24,6 +27,10 @@ export interface Behaviour {
   errorStatus?: number;
   /** How the payout's reports are sent: each twice, in reverse sequence order, or with a broken signature. */
   reports?: 'NORMAL' | 'DUPLICATE' | 'OUT_OF_ORDER' | 'BAD_SIGNATURE';
+  /** Settlement notices: confirm the agreed amount (default), never confirm, or confirm one unit more. */
+  settlementOutcome?: 'CONFIRM' | 'NEVER_CONFIRM' | 'CONFIRM_DIFFERENT_AMOUNT';
+  /** The confirmation is sent this long after the notice (default 200). */
+  confirmAfterMs?: number;
   /**
    * A payout's behaviour for its first request only (a timeout or an error that passes): later
    * requests about it (a status question, a resend) get the default behaviour.
@@ -37,18 +44,6 @@ export interface ServerDeps {
   serviceKeys: () => Promise<Map<string, KeyObject>>;
   log: (entry: object) => void;
 }
-
-class HttpAnswer {
-  readonly status: number;
-  readonly body: unknown;
-  constructor(status: number, body: unknown) {
-    this.status = status;
-    this.body = body;
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const HANG = () => new Promise<never>(() => undefined);
 
 function stateOf(row: PayoutRow): PartnerPayoutState {
   return {
@@ -106,14 +101,6 @@ async function readBody(request: http.IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpAnswer(400, { code: 'VALIDATION_ERROR', detail: 'body: malformed JSON' });
-  }
-}
-
 export function createPartnerServer(deps: ServerDeps) {
   const perPayout = new Map<string, Behaviour>();
   let next: Behaviour | undefined;
@@ -124,6 +111,8 @@ export function createPartnerServer(deps: ServerDeps) {
     if (own?.once) perPayout.delete(payoutId!);
     return { ...own, ...once };
   };
+
+  const settlements = settlementCalls({ store: deps.store.settlements, behaviourFor });
 
   async function verified(request: http.IncomingMessage, body: string): Promise<void> {
     const keys = await deps.serviceKeys();
@@ -138,20 +127,19 @@ export function createPartnerServer(deps: ServerDeps) {
       const payout = parseJson(body);
       if (!Value.Check(PartnerPayoutRequest, payout)) throw new HttpAnswer(400, { code: 'VALIDATION_ERROR', detail: [...Value.Errors(PartnerPayoutRequest, payout)][0]?.message });
       const behaviour = behaviourFor(payout.payoutId);
-      if (behaviour.latencyMs) await sleep(behaviour.latencyMs);
-      if (behaviour.errorStatus) return new HttpAnswer(behaviour.errorStatus, { code: 'UNAVAILABLE' });
-      if (behaviour.hang === 'BEFORE_RECEIVING') return HANG();
+      const early = await before(behaviour);
+      if (early) return early;
       const row = deps.store.receive(payout, () => decide(payout, behaviour));
       if (behaviour.hang === 'AFTER_RECEIVING') return HANG();
       return new HttpAnswer(200, stateOf(row));
     }
+    if (path.startsWith('/v1/settlements')) return settlements(method, path, body);
     const match = /^\/v1\/payouts\/([0-9a-fA-F-]{36})(\/cancel)?$/.exec(path);
     if (!match) return new HttpAnswer(404, { code: 'NOT_FOUND' });
     const payoutId = match[1]!;
     const behaviour = behaviourFor(payoutId);
-    if (behaviour.latencyMs) await sleep(behaviour.latencyMs);
-    if (behaviour.errorStatus) return new HttpAnswer(behaviour.errorStatus, { code: 'UNAVAILABLE' });
-    if (behaviour.hang === 'BEFORE_RECEIVING') return HANG();
+    const early = await before(behaviour);
+    if (early) return early;
     if (method === 'GET' && !match[2]) {
       const row = deps.store.find(payoutId);
       return row ? new HttpAnswer(200, stateOf(row)) : new HttpAnswer(404, { code: 'PAYOUT_NOT_FOUND', payoutId });
@@ -168,10 +156,12 @@ export function createPartnerServer(deps: ServerDeps) {
   function control(method: string, path: string, body: string): HttpAnswer {
     if (method === 'GET' && path === '/control/books') return new HttpAnswer(200, deps.store.books());
     if (method === 'POST' && path === '/control/behaviour') {
-      const { payoutId, behaviour } = parseJson(body) as { payoutId?: string; behaviour: Behaviour };
-      if (payoutId === undefined) next = behaviour;
-      else perPayout.set(payoutId, behaviour);
-      return new HttpAnswer(200, { payoutId: payoutId ?? null, behaviour });
+      // one payout (payoutId) or one settlement notice (reference)
+      const { payoutId, reference, behaviour } = parseJson(body) as { payoutId?: string; reference?: string; behaviour: Behaviour };
+      const key = payoutId ?? reference;
+      if (key === undefined) next = behaviour;
+      else perPayout.set(key, behaviour);
+      return new HttpAnswer(200, { payoutId: payoutId ?? null, reference: reference ?? null, behaviour });
     }
     const pickup = /^\/control\/payouts\/([0-9a-fA-F-]{36})\/pickup$/.exec(path);
     if (method === 'POST' && pickup) {

@@ -4,6 +4,7 @@
 // service answers). Every write is one synchronous statement or transaction: nothing interleaves.
 import { DatabaseSync } from 'node:sqlite';
 import type { PartnerPayoutRequest, PartnerPayoutStatus, ReportStatus } from '../src/partners/protocol.ts';
+import { openSettlementStore, SETTLEMENT_SCHEMA } from './settlement-store.ts';
 
 export interface PayoutRow {
   payoutId: string;
@@ -71,6 +72,7 @@ export function openStore(file: string) {
   const db = new DatabaseSync(file);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
   db.exec(SCHEMA);
+  db.exec(SETTLEMENT_SCHEMA);
   const transaction = <T>(fn: () => T): T => {
     db.exec('BEGIN IMMEDIATE');
     try {
@@ -95,8 +97,11 @@ export function openStore(file: string) {
     }
   }
 
+  const settlements = openSettlementStore(db, transaction);
+
   return {
     find,
+    settlements,
 
     /** A submission: the first records the payout with `decide`'s answer; a repeat only counts. */
     receive(request: PartnerPayoutRequest, decide: () => { status: PartnerPayoutStatus; reason?: string; cashoutStatus?: string; reports: NewReport[] }): PayoutRow {
@@ -181,7 +186,7 @@ export function openStore(file: string) {
       const reports = db.prepare(`SELECT report_id AS reportId, payout_id AS payoutId, status, sequence, state, attempts, last_error AS lastError FROM reports ORDER BY rowid`).all();
       const paid: Record<string, string> = {};
       for (const p of payouts) if (p.status === 'PAID' && p.currency && p.amount) paid[p.currency] = addDecimal(paid[p.currency] ?? '0', p.amount);
-      return { payouts, paidByCurrency: paid, reports };
+      return { payouts, paidByCurrency: paid, reports, settlements: settlements.books() };
     },
 
     close: () => db.close(),

@@ -43,6 +43,7 @@ import type { EventsService } from './events/service.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import type { EndpointsService } from './webhooks/endpoints.ts';
 import { partnerRoutes } from './partners/routes.ts';
+import type { SettlementIntake } from './partners/settlement-intake.ts';
 import type { Intake } from './partners/intake.ts';
 import type { ServiceSigningKey } from './partners/service-key.ts';
 import type { Metrics } from './metrics/registry.ts';
@@ -71,7 +72,7 @@ export interface AppOptions {
   events: EventsService;
   webhookEndpoints: EndpointsService;
   /** The partner protocol's side in the service (/partner-api); absent in mock mode. */
-  partners?: { intake: Intake; serviceKey: ServiceSigningKey };
+  partners?: { intake: Intake; settlementIntake: SettlementIntake; serviceKey: ServiceSigningKey };
   /** Prometheus metrics: requests are counted when given; GET /metrics is served when a token is given too. */
   metrics?: { metrics: Metrics; token: string | undefined };
   /** Mock mode: secured routes answer their documented examples, tokens come from `tokens`. */

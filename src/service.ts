@@ -38,6 +38,7 @@ import { createReadiness } from './health/readiness.ts';
 import { startMockServer } from './mock/server.ts';
 import { resolveServiceSigningKey } from './partners/service-key.ts';
 import { createIntake } from './partners/intake.ts';
+import { createSettlementIntake } from './partners/settlement-intake.ts';
 import { createPartnerRails, type PartnerRails } from './partners/rail-registry.ts';
 import { createMetrics } from './metrics/registry.ts';
 
@@ -213,7 +214,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       settlements,
       events,
       webhookEndpoints,
-      partners: { intake: createIntake({ db: pool }), serviceKey },
+      partners: { intake: createIntake({ db: pool }), settlementIntake: createSettlementIntake({ db: pool }), serviceKey },
       metrics: { metrics: createMetrics({ db: pool, pools }), token: config.metricsToken },
       readiness: createReadiness({
         db: pool,

@@ -4,7 +4,9 @@ import type { RefusalTable } from '../platform/http/refusals.ts';
 import type { VerifyFailure } from './signatures.ts';
 
 export type IntakeRefusal = 'PAYOUT_NOT_FOUND' | 'REPORT_ID_REUSED';
-export type PartnerRefusal = IntakeRefusal | VerifyFailure;
+/** Settlement confirmations (partners/settlement-intake.ts). */
+export type ConfirmationRefusal = 'SETTLEMENT_UNNAMED' | 'SETTLEMENT_NOT_FOUND' | 'CREDIT_NOT_AGREED' | 'CONFIRMATION_CHANGED';
+export type PartnerRefusal = IntakeRefusal | ConfirmationRefusal | VerifyFailure;
 
 /** Operators' changes to partner connections and keys (the admin CLI words them; no HTTP operation answers them). */
 export type AdminRefusal =
@@ -22,5 +24,15 @@ export const PARTNER_REFUSALS = {
   REPORT_ID_REUSED: {
     code: 'IDEMPOTENCY_KEY_REUSED', message: 'This reportId was used for another report.',
     detail: 'reportId: already used with another payoutId, status or sequence',
+  },
+  SETTLEMENT_UNNAMED: { code: 'VALIDATION_ERROR', message: 'The request is not valid.', detail: 'reference: reference or settlementId is required' },
+  SETTLEMENT_NOT_FOUND: { code: 'NOT_FOUND', message: 'No settlement notice to this partner has this reference.', detail: 'reference: unknown to this partner' },
+  CREDIT_NOT_AGREED: {
+    code: 'INVALID_STATE', message: 'The credited amount is not the amount agreed; the confirmation is kept for review.',
+    detail: 'creditedAmount: differs from the notice\'s creditAmount',
+  },
+  CONFIRMATION_CHANGED: {
+    code: 'IDEMPOTENCY_KEY_REUSED', message: 'This settlement was already confirmed with another content; the confirmation is kept for review.',
+    detail: 'reference: already confirmed with another creditedAmount, currency, creditedAt or partnerCreditId',
   },
 } as const satisfies RefusalTable<PartnerRefusal>;

@@ -3,27 +3,30 @@
 // the service answers under /partner-api. Built from the same TypeBox schemas the code checks with.
 import { ErrorBody } from '../platform/http/errors.ts';
 import { PartnerCancelAnswer, PartnerNotFound, PartnerPayoutRequest, PartnerPayoutState, PartnerReport, PartnerReportAnswer, ServiceKeys } from './protocol.ts';
+import { PartnerSettlementNotFound, PartnerSettlementNotice, PartnerSettlementReceipt, SettlementConfirmation, SettlementConfirmationAnswer } from './settlement-protocol.ts';
 import { SIGNATURE_AGE_MAX_SECONDS } from './signatures.ts';
 
-export const PARTNER_API_VERSION = '1.0.0';
+export const PARTNER_API_VERSION = '1.1.0';
 
-const SCHEMAS = { PartnerPayoutRequest, PartnerPayoutState, PartnerNotFound, PartnerCancelAnswer, PartnerReport, PartnerReportAnswer, PartnerServiceKeys: ServiceKeys, Error: ErrorBody };
+const SCHEMAS = { PartnerPayoutRequest, PartnerPayoutState, PartnerNotFound, PartnerCancelAnswer, PartnerReport, PartnerReportAnswer, PartnerServiceKeys: ServiceKeys,
+  PartnerSettlementNotice, PartnerSettlementReceipt, PartnerSettlementNotFound, SettlementConfirmation, SettlementConfirmationAnswer, Error: ErrorBody };
 
 const ref = (name: keyof typeof SCHEMAS) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: keyof typeof SCHEMAS, description: string) => ({ description, content: { 'application/json': { schema: ref(name) } } });
 const PARTNER_SERVER = [{ url: '{baseUrl}', description: 'The partner\'s base URL, registered with the service', variables: { baseUrl: { default: 'https://partner.example/api' } } }];
 const SIGNED = [{ httpMessageSignature: [] }];
 const PAYOUT_ID = { name: 'payoutId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const REFERENCE = { name: 'reference', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' }, description: 'Percent-encoded in the path (`:` is `%3A`)' };
 const UNCLEAR = 'Any other answer (a timeout, a dropped connection, a 5xx, a body that does not parse) leaves the outcome unknown: the service asks status before it does anything else.';
 
 const DESCRIPTION = `The protocol between the service and its payout partners (docs/partner-guide.md).
 
-Paths under \`/v1/payouts\` are implemented by the **partner** at its base URL and called by the service;
+Paths under \`/v1/payouts\` and \`/v1/settlements\` are implemented by the **partner** at its base URL and called by the service;
 paths under \`/partner-api\` are implemented by the **service** and called by partners.
 Every request either way is signed with RFC 9421 HTTP Message Signatures, Ed25519 (\`alg="ed25519"\`),
 covering \`@method\`, \`@authority\`, \`@path\`, and for a body \`content-type\` and an RFC 9530
 \`content-digest\` (sha-256), with \`keyid\` and \`created\` (at most ${SIGNATURE_AGE_MAX_SECONDS} seconds old).
-Every call about a payout is idempotent by \`payoutId\`. ${UNCLEAR}`;
+Every call about a payout is idempotent by \`payoutId\`, every call about a settlement notice by \`reference\`. ${UNCLEAR}`;
 
 function schemas(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -60,6 +63,28 @@ function partnerPaths() {
         responses: { 200: json('PartnerCancelAnswer', 'The outcome') },
       },
     },
+    ...settlementPaths(),
+  };
+}
+
+function settlementPaths() {
+  return {
+    '/v1/settlements': {
+      post: {
+        tags: ['Partner implements'], operationId: 'submitSettlementNotice', servers: PARTNER_SERVER, security: SIGNED,
+        summary: 'Receive notice of an incoming settlement and what to credit',
+        description: 'The stablecoin is on its way (txHash) to the partner\'s wallet; the partner converts it and credits creditAmount (settlementAmt * the locked rate) to the source member\'s prefund account, then sends a settlement confirmation. Idempotent by reference: a repeated notice answers the same partnerNoticeId and credits nothing twice.',
+        requestBody: { required: true, content: { 'application/json': { schema: ref('PartnerSettlementNotice') } } },
+        responses: { 200: json('PartnerSettlementReceipt', 'Received (now or before)') },
+      },
+    },
+    '/v1/settlements/{reference}': {
+      get: {
+        tags: ['Partner implements'], operationId: 'settlementNoticeStatus', servers: PARTNER_SERVER, security: SIGNED, parameters: [REFERENCE],
+        summary: 'Whether the partner received a settlement notice',
+        responses: { 200: json('PartnerSettlementReceipt', 'Received'), 404: json('PartnerSettlementNotFound', 'Never received') },
+      },
+    },
   };
 }
 
@@ -77,6 +102,22 @@ function servicePaths() {
           401: json('Error', 'Missing or invalid signature, unknown or retired keyid, stale created, wrong Content-Digest (UNAUTHORIZED)'),
           404: json('Error', 'The payout is not one of this partner\'s (NOT_FOUND)'),
           422: json('Error', 'The reportId was used for another report (IDEMPOTENCY_KEY_REUSED)'),
+        },
+      },
+    },
+    '/partner-api/v1/settlement-confirmations': {
+      post: {
+        tags: ['Service implements'], operationId: 'sendSettlementConfirmation', security: SIGNED,
+        summary: 'Confirm that a settlement\'s local currency was credited',
+        description: 'Recorded once per settlement, and only for exactly the notice\'s creditAmount and currency; then the service credits the prefund at the locked rate. The same confirmation again answers as the first. A confirmation of another amount is refused and kept for an operator (an incident, never silently accepted).',
+        requestBody: { required: true, content: { 'application/json': { schema: ref('SettlementConfirmation') } } },
+        responses: {
+          200: json('SettlementConfirmationAnswer', 'Recorded (now or before)'),
+          400: json('Error', 'The body does not match the schema, or names no settlement (VALIDATION_ERROR)'),
+          401: json('Error', 'Missing or invalid signature, unknown or retired keyid, stale created, wrong Content-Digest (UNAUTHORIZED)'),
+          404: json('Error', 'No notice with this reference or settlementId was sent to this partner (NOT_FOUND)'),
+          409: json('Error', 'creditedAmount or currency is not what the notice agreed; kept for review (INVALID_STATE)'),
+          422: json('Error', 'The settlement was already confirmed with another content; kept for review (IDEMPOTENCY_KEY_REUSED)'),
         },
       },
     },

@@ -1,6 +1,6 @@
 // The service's side of the partner protocol, under /partner-api (kept out of the member API's
-// /openapi.json and its generated client): report intake, the service's public keys and the
-// protocol's own OpenAPI document. Every intake request is signed (partners/signatures.ts).
+// /openapi.json and its generated client): report intake, settlement confirmations, the service's
+// public keys and the protocol's own OpenAPI document. Every intake request is signed (partners/signatures.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { Db } from '../platform/database/pool.ts';
@@ -9,6 +9,8 @@ import { typed } from '../platform/http/typed.ts';
 import { PartnerReport, PartnerReportAnswer, ServiceKeys } from './protocol.ts';
 import { verifyRequest } from './signatures.ts';
 import type { Intake } from './intake.ts';
+import type { SettlementIntake } from './settlement-intake.ts';
+import { SettlementConfirmation, SettlementConfirmationAnswer } from './settlement-protocol.ts';
 import { PARTNER_REFUSALS } from './errors.ts';
 import type { ServiceSigningKey } from './service-key.ts';
 import { serviceKeySet } from './service-key.ts';
@@ -28,7 +30,7 @@ declare module 'fastify' {
   }
 }
 
-export async function partnerRoutes(fastify: FastifyInstance, options: { db: Db; intake: Intake; serviceKey: ServiceSigningKey }) {
+export async function partnerRoutes(fastify: FastifyInstance, options: { db: Db; intake: Intake; settlementIntake: SettlementIntake; serviceKey: ServiceSigningKey }) {
   const app = typed(fastify);
   const lookup = partnerKeyLookup(options.db);
   const authenticate = async (request: FastifyRequest) => {
@@ -48,6 +50,15 @@ export async function partnerRoutes(fastify: FastifyInstance, options: { db: Db;
     schema: { hide: true, body: inline(PartnerReport), response: { 200: inline(PartnerReportAnswer) } },
   }, async (request) => {
     const result = await options.intake.receive(request.partnerMemberId!, request.body);
+    if (!result.ok) throw refusalError(PARTNER_REFUSALS, result);
+    return result.value;
+  });
+
+  app.post('/partner-api/v1/settlement-confirmations', {
+    preValidation: authenticate,
+    schema: { hide: true, body: inline(SettlementConfirmation), response: { 200: inline(SettlementConfirmationAnswer) } },
+  }, async (request) => {
+    const result = await options.settlementIntake.receive(request.partnerMemberId!, request.body);
     if (!result.ok) throw refusalError(PARTNER_REFUSALS, result);
     return result.value;
   });

@@ -207,12 +207,13 @@ describe('documents', () => {
     assert.equal(result.valid, true, JSON.stringify(result.errors));
     assert.equal(validator.version, '3.1');
     const paths = Object.keys(document['paths'] as object).sort();
-    assert.deepEqual(paths, ['/partner-api/v1/keys', '/partner-api/v1/reports', '/v1/payouts', '/v1/payouts/{payoutId}', '/v1/payouts/{payoutId}/cancel']);
+    assert.deepEqual(paths, ['/partner-api/v1/keys', '/partner-api/v1/reports', '/partner-api/v1/settlement-confirmations',
+      '/v1/payouts', '/v1/payouts/{payoutId}', '/v1/payouts/{payoutId}/cancel', '/v1/settlements', '/v1/settlements/{reference}']);
   });
 
   test('the member API document does not show the partner API', async () => {
     const text = await (await fetch(`${service.url}/openapi.json`)).text();
-    assert.doesNotMatch(text, /partner-api|PartnerReport/);
+    assert.doesNotMatch(text, /partner-api|PartnerReport|SettlementConfirmation|PartnerSettlement/);
   });
 
   test('GET /partner-api/v1/keys serves the service\'s Ed25519 public key', async () => {

@@ -28,10 +28,15 @@ export function reportBody(payoutId: string, overrides: Record<string, unknown> 
   return { reportId: `r-${randomUUID()}`, payoutId, status: 'PAID', sequence: 1, occurredAt: new Date().toISOString(), ...overrides };
 }
 
-/** POSTs a report signed with `key`; `tamper` changes the body after signing. */
-export async function sendReport(baseUrl: string, key: SigningKey, body: unknown, options: { tamper?: (text: string) => string; created?: Date } = {}): Promise<Response> {
-  const url = `${baseUrl}/partner-api/v1/reports`;
+/** POSTs a body to a /partner-api path signed with `key`; `tamper` changes the body after signing. */
+export async function sendSigned(baseUrl: string, path: string, key: SigningKey, body: unknown, options: { tamper?: (text: string) => string; created?: Date } = {}): Promise<Response> {
+  const url = `${baseUrl}${path}`;
   const text = JSON.stringify(body);
   const headers = await signRequest({ method: 'POST', url, headers: { 'content-type': 'application/json' }, body: text }, key, options.created);
   return fetch(url, { method: 'POST', headers, body: options.tamper ? options.tamper(text) : text });
+}
+
+/** POSTs a report signed with `key`; `tamper` changes the body after signing. */
+export function sendReport(baseUrl: string, key: SigningKey, body: unknown, options: { tamper?: (text: string) => string; created?: Date } = {}): Promise<Response> {
+  return sendSigned(baseUrl, '/partner-api/v1/reports', key, body, options);
 }

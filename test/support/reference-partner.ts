@@ -18,6 +18,8 @@ export interface ReferencePartner {
   stop(): Promise<void>;
   /** Behaviour for the next request (no payoutId) or for every request about one payout. */
   behave(behaviour: Behaviour, payoutId?: string): Promise<void>;
+  /** Behaviour for every request about one settlement notice. */
+  behaveForSettlement(behaviour: Behaviour, reference: string): Promise<void>;
   books(): Promise<Books>;
   pickUp(payoutId: string): Promise<Response>;
 }
@@ -26,6 +28,10 @@ export interface Books {
   payouts: Array<{ payoutId: string; status: string; amount: string | null; currency: string | null; submissions: number }>;
   paidByCurrency: Record<string, string>;
   reports: Array<{ reportId: string; payoutId: string; status: string; sequence: number; state: string; attempts: number }>;
+  settlements: {
+    notices: Array<{ reference: string; settlementId: string; partnerNoticeId: string; currency: string; creditAmount: string; notices: number; txHash: string | null }>;
+    confirmations: Array<{ reference: string; creditedAmount: string; currency: string; partnerCreditId: string; state: string; attempts: number; lastError: string | null }>;
+  };
 }
 
 export async function spawnReferencePartner(options: { serviceUrl: string; args?: string[]; storeDir?: string }): Promise<ReferencePartner> {
@@ -59,6 +65,10 @@ export async function spawnReferencePartner(options: { serviceUrl: string; args?
     },
     async behave(behaviour, payoutId) {
       const response = await control('POST', '/control/behaviour', { behaviour, ...(payoutId === undefined ? {} : { payoutId }) });
+      if (response.status !== 200) throw new Error(`behaviour refused: ${response.status}`);
+    },
+    async behaveForSettlement(behaviour, reference) {
+      const response = await control('POST', '/control/behaviour', { behaviour, reference });
       if (response.status !== 200) throw new Error(`behaviour refused: ${response.status}`);
     },
     async books() {

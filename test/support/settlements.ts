@@ -25,3 +25,24 @@ export function settlementApi(baseUrl: string, accessToken: string) {
     },
   };
 }
+
+/** Advances a sandbox settlement (POST /v2/sandbox/settlements/{id}/advance) until it has `status`. */
+export async function advanceTo(baseUrl: string, accessToken: string, settlementId: string, status: string, timeoutMs = 5000): Promise<Json> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await fetch(`${baseUrl}/v2/sandbox/settlements/${settlementId}/advance`, { method: 'POST', headers: bearer(accessToken) });
+    assert.equal(response.status, 200);
+    const record = await json(response);
+    if (record['settlementStatus'] === status) return record;
+    assert.ok(Date.now() < deadline, `${settlementId} did not reach ${status}; it is ${String(record['settlementStatus'])}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** settlementAmt * rate, half-up to two decimals, from their decimal texts (exact integers). */
+export function creditOf(settlementAmt: string, rate: string): string {
+  const scaled = (text: string, scale: number) => BigInt(text.split('.')[0]! + (text.split('.')[1] ?? '').padEnd(scale, '0'));
+  const product = scaled(settlementAmt, 2) * scaled(rate, 6); // 10^-8
+  const cents = (product + 500_000n) / 1_000_000n;
+  return `${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`;
+}
