@@ -11,7 +11,7 @@ export const RPC_TIMEOUT_MS = 10_000;
 
 /** A client that never retries by itself: a retried broadcast is decided by the rail, not the transport. */
 export function createChainClient(rpcUrl: string, pollMs = 4000): PublicClient {
-  return createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: RPC_TIMEOUT_MS }), pollingInterval: pollMs });
+  return createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: RPC_TIMEOUT_MS }), pollingInterval: pollMs, cacheTime: 0 });
 }
 
 export async function connectChainTransfers(config: ChainConfig, db: Db, signer: TreasurySigner = createLocalSigner(config.treasuryKey)): Promise<ChainTransfers> {

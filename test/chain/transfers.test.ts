@@ -3,6 +3,7 @@
 // transaction however often it is sent; amounts follow the token's decimals, read from the contract.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { Hex } from 'viem';
 import { VenueRefusal, type ChainTransfers } from '../../src/settlements/venues.ts';
 import { mine, recipient, startChainWorld, type ChainWorld } from '../support/chain.ts';
 
@@ -38,7 +39,7 @@ test('a transfer moves the exact amount in the token units of its 6 decimals and
   assert.ok(confirmed.state === 'CONFIRMED');
   assert.equal(confirmed.txHash, sent.txHash);
   assert.equal(confirmed.confirmations, 3);
-  const receipt = await world.client.getTransactionReceipt({ hash: sent.txHash! });
+  const receipt = await world.client.getTransactionReceipt({ hash: sent.txHash as Hex });
   assert.equal(confirmed.blockNumber, receipt.blockNumber.toString());
   const row = await world.db.query(`SELECT state, amount_units, tx_hash FROM chain_transfers WHERE reference = 'settlement-1:chain'`);
   assert.deepEqual(row.rows[0], { state: 'CONFIRMED', amount_units: '1234567891', tx_hash: sent.txHash });
@@ -49,7 +50,7 @@ test('sending the same reference again returns its state and makes no second tra
   const nonceBefore = await world.client.getTransactionCount({ address: world.treasury });
   const first = await rail.send({ reference: 'settlement-2:chain', amount: '5', toAddress: to });
   const again = await rail.send({ reference: 'settlement-2:chain', amount: '5', toAddress: to });
-  const other = await (await world.rail()).send({ reference: 'settlement-2:chain', amount: '5.000000', toAddress: to.toUpperCase().replace('0X', '0x') });
+  const other = await (await world.rail()).send({ reference: 'settlement-2:chain', amount: '5.000000', toAddress: `0x${to.slice(2).toUpperCase()}` });
   assert.ok(first.state === 'PENDING' && again.state === 'PENDING' && other.state === 'PENDING');
   assert.equal(again.txHash, first.txHash);
   assert.equal(other.txHash, first.txHash);
