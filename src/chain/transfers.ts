@@ -4,7 +4,8 @@
 // 1. Intent (PREPARED). Fees and gas are read from the node with no lock held; then ONE transaction
 //    locks the account's row in chain_nonces (shared by every process; created from the node's
 //    pending nonce the first time), records the transfer under its UNIQUE reference with the next
-//    nonce, records attempt 1 with its fees, and advances the nonce. Two processes therefore never
+//    nonce (or the node's pending nonce if that is higher: those slots were used by transactions
+//    we never recorded), records attempt 1 with its fees, and advances the nonce. Two processes never
 //    give out the same nonce, and a reference is recorded once (a second send finds it).
 // 2. Sign (SIGNED). The signer is called with no lock held and the recorded parameters only; the
 //    bytes and their hash are recorded (the first recorded bytes win) BEFORE anything is broadcast.
@@ -123,7 +124,9 @@ async function recordIntent(rail: Rail, reference: string, toAddress: Address, u
   const gas = (gasEstimate * GAS_MARGIN_PER_MILLE) / 1000n;
   await withTransaction(rail.db, async (client) => {
     await repo.initialiseNonce(client, rail.chainId, rail.address, pendingNonce);
-    const nonce = await repo.lockNextNonce(client, rail.chainId, rail.address);
+    // Slots below the node's pending nonce that we never recorded were used by someone else
+    // holding the key: skipping them is safe (none is ours) and keeps the rail from stalling.
+    const nonce = Math.max(await repo.lockNextNonce(client, rail.chainId, rail.address), pendingNonce);
     const created = await repo.insertTransfer(client, {
       reference, chainId: rail.chainId, fromAddress: rail.address, tokenAddress: rail.token.address, toAddress, amountUnits: units, nonce, gas,
     });

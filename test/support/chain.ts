@@ -64,7 +64,7 @@ export async function startChainWorld(): Promise<ChainWorld> {
     async ownerCall(functionName) {
       const owner = privateKeyToAccount(DEV_KEYS.deployer).address;
       const data = functionName === 'pause' ? '0x8456cb59' : '0x3f4ba83a';
-      return node.request<Hex>('eth_sendTransaction', [{ from: owner, to: token.address, data, maxPriorityFeePerGas: '0x3b9aca00', maxFeePerGas: '0x174876e800' }]);
+      return node.request<Hex>('eth_sendTransaction', [{ from: owner, to: token.address, data, maxPriorityFeePerGas: '0x2540be400', maxFeePerGas: '0x174876e800' }]);
     },
     async stop() {
       for (const pool of pools) await pool.end();
@@ -77,6 +77,26 @@ export async function startChainWorld(): Promise<ChainWorld> {
 /** Mines `count` blocks at once. */
 export async function mine(world: ChainWorld, count = 1): Promise<void> {
   for (let i = 0; i < count; i++) await world.node.request('evm_mine');
+}
+
+/** Sends a plain transaction with the treasury's key outside the rail (the key used elsewhere). */
+export async function useTreasuryNonce(world: ChainWorld, nonce: number): Promise<Hex> {
+  const fees = await world.client.estimateFeesPerGas();
+  const raw = await privateKeyToAccount(DEV_KEYS.treasury).signTransaction({
+    type: 'eip1559', chainId: LOCAL_CHAIN_ID, nonce, to: world.treasury, value: 0n, gas: 21_000n,
+    maxFeePerGas: fees.maxFeePerGas * 4n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas * 4n,
+  });
+  return world.client.sendRawTransaction({ serializedTransaction: raw });
+}
+
+/** A signer that fails like an unreachable KMS: the transfer stays recorded but unsigned. */
+export function failingSigner(world: ChainWorld): TreasurySigner {
+  return {
+    address: world.signer.address,
+    signTransaction: async () => {
+      throw new Error('signer unavailable');
+    },
+  };
 }
 
 /** A fresh recipient address per test. */
