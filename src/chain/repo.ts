@@ -169,3 +169,13 @@ export async function listUnsentBefore(q: Queryable, chainId: number, address: A
   );
   return rows.map((row) => row.reference as string);
 }
+
+/** Units of the account's transfers of this token not finished yet (recorded, perhaps on their way). */
+export async function unfinishedUnits(q: Queryable, chainId: number, address: Address, tokenAddress: Address): Promise<{ count: number; units: bigint }> {
+  const { rows } = await q.query(
+    `SELECT count(*)::int AS count, coalesce(sum(amount_units), 0)::text AS units FROM chain_transfers
+      WHERE chain_id = $1 AND from_address = $2 AND token_address = $3 AND state IN ('PREPARED', 'SIGNED', 'BROADCAST')`,
+    [chainId, address.toLowerCase(), tokenAddress.toLowerCase()],
+  );
+  return { count: rows[0].count, units: BigInt(rows[0].units) };
+}
