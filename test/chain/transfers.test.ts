@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
+import { ConfigError } from '../../src/platform/config.ts';
 import { VenueRefusal, type ChainTransfers } from '../../src/settlements/venues.ts';
 import { mine, recipient, startChainWorld, type ChainWorld } from '../support/chain.ts';
 
@@ -79,6 +80,14 @@ test('an amount with more decimals than the token has is refused, not rounded, a
   await assert.rejects(rail.send({ reference: 'settlement-3:chain', amount: '1', toAddress: '0x1234' }), VenueRefusal);
   assert.deepEqual(await rail.status('settlement-3:chain'), { state: 'UNKNOWN' });
   assert.equal(await world.client.getTransactionCount({ address: world.treasury }), nonceBefore);
+});
+
+test('a rail configured for another chain id refuses to start', async () => {
+  await assert.rejects(world.rail({ chainId: 1 }), (error: Error) => {
+    assert.ok(error instanceof ConfigError);
+    assert.match(error.message, /CHAIN_ID is 1 but the node at CHAIN_RPC_URL is on chain 31337/);
+    return true;
+  });
 });
 
 test('status of a reference never sent is UNKNOWN', async () => {
