@@ -2,8 +2,12 @@
 // with the rail's unfinished transfers beside it.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { reconcileTreasury, ReconcileInputError } from '../../src/chain/reconcile.ts';
-import { LOCAL_CHAIN_ID } from '../support/hardhat.ts';
+import { DEV_KEYS, LOCAL_CHAIN_ID } from '../support/hardhat.ts';
+import { ROOT } from '../support/service.ts';
 import { recipient, startChainWorld, type ChainWorld } from '../support/chain.ts';
 
 let world: ChainWorld;
@@ -38,4 +42,40 @@ test('a ledger figure the token cannot hold exactly is refused', async () => {
   await assert.rejects(reconcile('-1'), ReconcileInputError);
   assert.equal((await reconcile('0')).ledger, '0.000000');
   assert.equal((await reconcile('0.0')).ledger, '0.000000');
+});
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(path.join(ROOT, 'node_modules/.bin/node'), ['src/admin/cli.ts', ...args], {
+      cwd: ROOT,
+      env: {
+        ...process.env, DATABASE_URL: world.database.url, CHAIN_RPC_URL: world.node.url, CHAIN_ID: String(LOCAL_CHAIN_ID),
+        CHAIN_TOKEN_ADDRESS: world.token.address, CHAIN_TREASURY_KEY: DEV_KEYS.treasury, ...env,
+      },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    return error as { code: number; stdout: string; stderr: string };
+  }
+}
+
+test('npm run admin -- chain reconcile: exit 0 when the figures agree, 1 with the difference, 1 on a bad figure or chain', async () => {
+  const { onChain } = await reconcile('0');
+  const agree = await cli(['chain', 'reconcile', '--ledger', onChain, '--json']);
+  assert.equal(agree.code, 0, agree.stderr);
+  assert.equal(JSON.parse(agree.stdout).matches, true);
+
+  const differ = await cli(['chain', 'reconcile', '--ledger', '5']);
+  assert.equal(differ.code, 1);
+  assert.match(differ.stdout, /Difference on chain - ledger: 999994\.999999 TUSD/);
+
+  const bad = await cli(['chain', 'reconcile', '--ledger', '1.0000001']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /at most 6 decimals/);
+  const wrongChain = await cli(['chain', 'reconcile', '--ledger', '1'], { CHAIN_ID: '1' });
+  assert.equal(wrongChain.code, 1);
+  assert.match(wrongChain.stderr, /CHAIN_ID is 1/);
+  const missing = await cli(['chain', 'reconcile']);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /needs --ledger/);
 });
