@@ -37,7 +37,10 @@
 //    the account's older transfers that were never broadcast, oldest first; a gap lasts only until
 //    the next call touching the account.
 // Reorganisations deeper than the required confirmations are not watched for after CONFIRMED.
-import { encodeFunctionData, erc20Abi, isAddress, keccak256, recoverTransactionAddress, TransactionReceiptNotFoundError, type Address, type Hex, type PublicClient, type TransactionReceipt } from 'viem';
+import {
+  encodeFunctionData, erc20Abi, isAddress, keccak256, parseTransaction, recoverTransactionAddress, TransactionReceiptNotFoundError,
+  type Address, type Hex, type PublicClient, type TransactionReceipt, type TransactionSerializedEIP1559,
+} from 'viem';
 import type { Db } from '../platform/database/pool.ts';
 import { withTransaction } from '../platform/database/transaction.ts';
 import { VenueRefusal, type ChainTransfers, type ChainTransferState } from '../settlements/venues.ts';
@@ -233,14 +236,24 @@ async function signAttempt(rail: Rail, row: repo.TransferRow, attempt: repo.Atte
     maxFeePerGas: attempt.maxFeePerGas, maxPriorityFeePerGas: attempt.maxPriorityFeePerGas,
   };
   const raw = await rail.signer.signTransaction(tx);
-  const signer = await recoverTransactionAddress({ serializedTransaction: raw as `0x02${string}` });
-  if (signer.toLowerCase() !== rail.address) throw new Error(`the signer signed as ${signer}, not as the treasury ${rail.address}`);
+  await checkSigned(rail, tx, raw);
   await withTransaction(rail.db, async (client) => {
     await repo.recordSigned(client, row.reference, attempt.attempt, raw, keccak256(raw));
     if (attempt.attempt === 1) await repo.moveTransfer(client, row.reference, 'PREPARED', 'SIGNED');
   });
   // the first recorded bytes win: another process may have recorded its own
   return (await repo.listAttempts(rail.db, row.reference, rail.replaceAfterMs)).find((a) => a.attempt === attempt.attempt)!;
+}
+
+/** The signer (perhaps a remote KMS) must have signed exactly what was asked, as the treasury. */
+async function checkSigned(rail: Rail, asked: TreasuryTransaction, raw: Hex): Promise<void> {
+  const signed = parseTransaction(raw);
+  const same = signed.type === 'eip1559' && signed.chainId === asked.chainId && signed.nonce === asked.nonce
+    && String(signed.to).toLowerCase() === String(asked.to).toLowerCase() && signed.data === asked.data && signed.gas === asked.gas
+    && signed.maxFeePerGas === asked.maxFeePerGas && signed.maxPriorityFeePerGas === asked.maxPriorityFeePerGas && (signed.value ?? 0n) === 0n;
+  if (!same) throw new Error('the signer returned a transaction other than the one it was asked to sign');
+  const signer = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerializedEIP1559 });
+  if (signer.toLowerCase() !== rail.address) throw new Error(`the signer signed as ${signer}, not as the treasury ${rail.address}`);
 }
 
 /** Step 3: broadcasts the attempt's recorded bytes, then records that they went out. */

@@ -6,6 +6,9 @@ import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { TreasurySigner } from '../../src/chain/signer.ts';
+import { DEV_KEYS } from '../support/hardhat.ts';
 import { failingSigner, mine, recipient, startChainWorld, useTreasuryNonce, type ChainWorld } from '../support/chain.ts';
 
 let world: ChainWorld;
@@ -137,4 +140,19 @@ test('a transfer left unsigned (signer down) does not block the next one: the ne
   assert.equal((await rail.status('gap-2')).state, 'CONFIRMED');
   assert.equal(await world.balanceOf(recipient(15)), 1_500_000n);
   assert.equal(await world.balanceOf(recipient(16)), 2_500_000n);
+});
+
+test('bytes from the signer that are not the transaction asked for, or not signed by the treasury, are refused and never recorded', async () => {
+  const other = privateKeyToAccount(DEV_KEYS.deployer);
+  const tampering: TreasurySigner = { address: world.signer.address, signTransaction: (tx) => world.signer.signTransaction({ ...tx, nonce: tx.nonce + 1 }) };
+  const impostor: TreasurySigner = { address: world.signer.address, signTransaction: (tx) => other.signTransaction(tx) };
+  await assert.rejects((await world.rail({ signer: tampering })).send({ reference: 'tampered-1', amount: '1', toAddress: recipient(17) }), /other than the one it was asked/);
+  await assert.rejects((await world.rail({ signer: impostor })).send({ reference: 'tampered-2', amount: '1', toAddress: recipient(17) }), /not as the treasury/);
+  const { rows } = await world.db.query(`SELECT t.state, a.tx_hash FROM chain_transfers t JOIN chain_transfer_attempts a USING (reference) WHERE reference LIKE 'tampered-%'`);
+  assert.deepEqual(rows, [{ state: 'PREPARED', tx_hash: null }, { state: 'PREPARED', tx_hash: null }]);
+  // a working signer then sends both, once each
+  const rail = await world.rail();
+  await rail.status('tampered-2');
+  assert.equal((await rail.status('tampered-1')).state, 'PENDING');
+  assert.equal(await world.balanceOf(recipient(17)), 2_000_000n);
 });
