@@ -4,7 +4,7 @@ import type { Address, Hex } from 'viem';
 import type { Queryable } from '../platform/database/pool.ts';
 import { transition, type TransferEvent, type TransferState } from './lifecycle.ts';
 
-export interface TransferRow {
+export interface NewTransfer {
   reference: string;
   chainId: number;
   fromAddress: Address;
@@ -13,6 +13,9 @@ export interface TransferRow {
   amountUnits: bigint;
   nonce: number;
   gas: bigint;
+}
+
+export interface TransferRow extends NewTransfer {
   state: TransferState;
   txHash: Hex | null;
   blockNumber: bigint | null;
@@ -88,17 +91,6 @@ export async function lockNextNonce(q: Queryable, chainId: number, address: Addr
 export async function setNextNonce(q: Queryable, chainId: number, address: Address, nextNonce: number): Promise<void> {
   const { rowCount } = await q.query(`UPDATE chain_nonces SET next_nonce = $3 WHERE chain_id = $1 AND address = $2 AND next_nonce < $3`, [chainId, address.toLowerCase(), nextNonce]);
   if (rowCount !== 1) throw new Error(`nonce of ${address} did not advance to ${nextNonce}`);
-}
-
-export interface NewTransfer {
-  reference: string;
-  chainId: number;
-  fromAddress: Address;
-  tokenAddress: Address;
-  toAddress: Address;
-  amountUnits: bigint;
-  nonce: number;
-  gas: bigint;
 }
 
 /** Records the intent (PREPARED); false when the reference is already recorded. */
