@@ -50,3 +50,16 @@ test('concurrent sends from two rails get distinct consecutive nonces and all co
     await world.node.request('evm_setAutomine', [true]);
   }
 });
+
+test('the same reference sent at once by both rails, many times, is one transfer and one transaction', async () => {
+  const [one, two] = await Promise.all([world.rail(), world.rail()]);
+  const startNonce = await world.client.getTransactionCount({ address: world.treasury });
+  const results = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+    (i % 2 === 0 ? one : two).send({ reference: 'same-reference', amount: '3', toAddress: recipient(150) })));
+  const hashes = new Set(results.map((r) => (r.state === 'PENDING' ? r.txHash : r.state)));
+  assert.equal(hashes.size, 1);
+  assert.equal(await world.client.getTransactionCount({ address: world.treasury }), startNonce + 1);
+  assert.equal(await world.balanceOf(recipient(150)), 3_000_000n);
+  const { rows } = await world.db.query(`SELECT next_nonce::int AS n FROM chain_nonces`);
+  assert.deepEqual(rows, [{ n: startNonce + 1 }]);
+});

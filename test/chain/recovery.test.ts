@@ -156,3 +156,18 @@ test('bytes from the signer that are not the transaction asked for, or not signe
   assert.equal((await rail.status('tampered-1')).state, 'PENDING');
   assert.equal(await world.balanceOf(recipient(17)), 2_000_000n);
 });
+
+test('nonces used by the treasury key outside the rail are skipped, not reused: the next transfer takes the next nonce the node gives', async () => {
+  const rail = await world.rail();
+  await rail.send({ reference: 'skip-0', amount: '1', toAddress: recipient(18) }); // the nonce row exists
+  const used = await world.client.getTransactionCount({ address: world.treasury });
+  await useTreasuryNonce(world, used);
+  await useTreasuryNonce(world, used + 1);
+  const sent = await rail.send({ reference: 'skip-1', amount: '1', toAddress: recipient(18) });
+  assert.equal(sent.state, 'PENDING');
+  const { rows } = await world.db.query(`SELECT nonce::int AS nonce FROM chain_transfers WHERE reference = 'skip-1'`);
+  assert.equal(rows[0].nonce, used + 2);
+  await mine(world, 2);
+  assert.equal((await rail.status('skip-1')).state, 'CONFIRMED');
+  assert.equal(await world.balanceOf(recipient(18)), 2_000_000n);
+});
