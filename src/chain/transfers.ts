@@ -50,7 +50,7 @@ import * as repo from './repo.ts';
 import type { TreasurySigner, TreasuryTransaction } from './signer.ts';
 import { readTokenInfo, toTokenUnits, type TokenInfo } from './token.ts';
 
-/** Attempts per transfer (the first and its replacements); past it the last is rebroadcast, not replaced. */
+/** Attempts per transfer (the first and its replacements) by default; past it the last is rebroadcast, not replaced. */
 export const ATTEMPTS_MAX = 10;
 /** Older never-broadcast transfers finished before a later one, per call. */
 const EARLIER_TRANSFERS_MAX = 32;
@@ -72,6 +72,8 @@ export interface ChainTransfersDependencies {
   tokenAddress: Address;
   confirmations: number;
   replaceAfterMs: number;
+  /** Default ATTEMPTS_MAX: a bound on the fees a stuck transfer can climb to (+12.5% per attempt). */
+  attemptsMax?: number;
 }
 
 interface Rail extends ChainTransfersDependencies {
@@ -199,7 +201,7 @@ async function stepSent(rail: Rail, row: repo.TransferRow): Promise<ChainTransfe
     return step(rail, row.reference);
   }
   let latest = attempts[0]!;
-  if (latest.rawTransaction !== null && latest.overdue && latest.attempt < ATTEMPTS_MAX) latest = await recordReplacement(rail, row, latest);
+  if (latest.rawTransaction !== null && latest.overdue && latest.attempt < (rail.attemptsMax ?? ATTEMPTS_MAX)) latest = await recordReplacement(rail, row, latest);
   if (latest.rawTransaction === null) latest = await signAttempt(rail, row, latest);
   await broadcast(rail, row, latest);
   return { state: 'PENDING', txHash: latest.txHash, confirmations: 0 };

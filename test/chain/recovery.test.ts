@@ -69,6 +69,24 @@ test('a transaction unmined past replaceAfterMs is replaced with the same nonce 
   assert.equal(await world.client.getTransactionCount({ address: world.treasury }), nonceBefore + 1);
 });
 
+test('past attemptsMax a stuck transfer is not replaced again: its last transaction is broadcast again as it is', async () => {
+  const rail = await world.rail({ replaceAfterMs: 200, attemptsMax: 2 });
+  await world.node.request('evm_setAutomine', [false]);
+  const sent = await rail.send({ reference: 'drop-3', amount: '1', toAddress: recipient(19) });
+  assert.ok(sent.state === 'PENDING' && sent.txHash !== null);
+  await world.node.request('hardhat_dropTransaction', [sent.txHash]);
+  await sleep(300);
+  const second = await rail.status('drop-3');
+  assert.ok(second.state === 'PENDING' && second.txHash !== sent.txHash);
+  await world.node.request('hardhat_dropTransaction', [second.txHash]);
+  await sleep(300);
+  assert.deepEqual(await rail.status('drop-3'), { state: 'PENDING', txHash: second.txHash, confirmations: 0 });
+  assert.equal((await attemptsOf('drop-3')).length, 2);
+  assert.notEqual(await pendingTransaction(second.txHash!), null);
+  await mine(world, 3);
+  assert.equal((await rail.status('drop-3')).state, 'CONFIRMED');
+});
+
 test('a transfer that reverts (token paused after it was signed) is IN_DOUBT, never retried', async () => {
   const rail = await world.rail();
   const to = recipient(12);
