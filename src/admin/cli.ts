@@ -38,6 +38,7 @@ import { executeProviders, PROVIDERS_COMMANDS, PROVIDERS_LIST_COMMANDS, PROVIDER
 import { BACKUP_COMMANDS, BACKUP_USAGE, executeBackup } from './backup.ts';
 import { executePrefund, PREFUND_COMMANDS, PREFUND_LIST_COMMANDS, PREFUND_USAGE } from './prefund.ts';
 import { executeLedger, LEDGER_COMMANDS, LEDGER_USAGE } from './ledger.ts';
+import { CHAIN_COMMANDS, CHAIN_USAGE, executeChainReconcile } from './chain.ts';
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -61,6 +62,7 @@ ${PROVIDERS_USAGE}
 ${PREFUND_USAGE}
 ${BACKUP_USAGE}
 ${LEDGER_USAGE}
+${CHAIN_USAGE}
 
 Payout reviews are payouts the service parked instead of guessing (a partner that could not be
 asked, a cancellation never settled, an answer contradicting the payout). Resolve one with what
@@ -72,7 +74,7 @@ const COMMANDS = new Set([
   'members list', 'members create', 'corridors list', 'corridors set',
   'clients create', 'clients list', 'clients rotate', 'clients revoke',
   'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable', ...PARTNERS_COMMANDS,
-  'payouts reviews', 'payouts resolve', ...PROVIDERS_COMMANDS, ...PREFUND_COMMANDS, ...BACKUP_COMMANDS, ...LEDGER_COMMANDS,
+  'payouts reviews', 'payouts resolve', ...PROVIDERS_COMMANDS, ...PREFUND_COMMANDS, ...BACKUP_COMMANDS, ...LEDGER_COMMANDS, ...CHAIN_COMMANDS,
 ]);
 
 /** Commands that answer a list: with --json they print an array even when it has one row. */
@@ -109,6 +111,7 @@ const OPTIONS = {
   amount: { type: 'string' },
   reason: { type: 'string' },
   reference: { type: 'string' },
+  ledger: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -322,6 +325,15 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`\n${note}\n`);
       }
       return differences === 0 ? 0 : 1;
+    }
+    if (positionals.slice(0, 2).join(' ') === 'chain reconcile') {
+      const { report, note } = await executeChainReconcile(db, values.ledger);
+      if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else {
+        printTable([report]);
+        process.stdout.write(`\n${note}\n`);
+      }
+      return report.matches ? 0 : 1;
     }
     const keys = await resolveKeys(config);
     const { rows, note } = await execute(db, config, keys.clientSecretKey, positionals, values);
