@@ -22,6 +22,7 @@ import { PartnerSettlementNotFound, PartnerSettlementReceipt, type PartnerSettle
 import { createSignedCall, unclearAnswer, type PartnerAnswer } from '../partners/signed-call.ts';
 import type { SigningKey } from '../partners/signatures.ts';
 import * as confirmations from './confirmations-repo.ts';
+import { settlementIdOf } from './references.ts';
 import * as repo from './repo.ts';
 import { VenueRefusal, type Bank, type BankLookup, type DestinationExchange, type DestinationExchangeLookup, type VenueLookup } from './venues.ts';
 
@@ -46,12 +47,6 @@ export interface PartnerSettlementVenuesOptions {
 export interface PartnerSettlementVenues {
   destinationExchange: DestinationExchange & DestinationExchangeLookup;
   bank: Bank & BankLookup;
-}
-
-function settlementIdOf(reference: string): string {
-  const id = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}):/i.exec(reference)?.[1];
-  if (!id) throw new Error(`reference ${reference} does not begin with a settlement id`);
-  return id;
 }
 
 /** A deposit id names the partner and its notice id: partners' ids need not be unique across partners. */
