@@ -33,6 +33,8 @@ export interface CampaignOptions {
   seconds: number;
   postgres: 'embedded' | 'distro';
   log?: (line: string) => void;
+  /** Called with the campaign's database after the checks, before everything is torn down. */
+  inspect?: (db: pg.Client, campaign: { endpointId: string; received: Set<string> }) => Promise<void>;
 }
 
 export interface CampaignReport {
@@ -207,6 +209,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
     try {
       await quiesce(admin, load, endpointId, receiver.received, log);
       const results = await checks(admin, databaseUrl, endpointId, receiver.received, load.counts, workDir);
+      await options.inspect?.(admin, { endpointId, received: receiver.received });
       return { load: load.counts, ...tally, checks: results, ok: results.every((c) => c.ok) };
     } finally {
       await admin.end();
