@@ -19,21 +19,23 @@ export interface Check {
 const FINAL_PAYOUTS = ['PRCD', 'RJCT', 'CNCL', 'EXPD', 'FAIL', 'RVSD'];
 const FINAL_SETTLEMENTS = ['S500_TERMINATED', 'S600_COMPLETED', 'S700_FAILED'];
 
-/** Payouts neither final nor explained; in doubt or with an open review counts as explained. */
-export async function unsettledPayouts(db: pg.Client): Promise<{ final: number; explained: number; unexplained: string[] }> {
+/** Payouts neither final nor explained: in doubt (the partner is being asked) or parked with an open review explain one. */
+export async function unsettledPayouts(db: pg.Client): Promise<{ final: number; inDoubt: number; reviewed: number; unexplained: string[] }> {
   const { rows } = await db.query<{ payout_id: string; payout_status: string; submission_state: string; cancellation_status: string | null; reviewed: boolean }>(
     `SELECT p.payout_id, p.payout_status, p.submission_state, p.cancellation_status,
             EXISTS (SELECT 1 FROM payout_reviews r WHERE r.payout_id = p.payout_id AND r.resolved_at IS NULL) AS reviewed
        FROM payouts p`);
   let final = 0;
-  let explained = 0;
+  let inDoubt = 0;
+  let reviewed = 0;
   const unexplained: string[] = [];
   for (const row of rows) {
     if (FINAL_PAYOUTS.includes(row.payout_status) && row.cancellation_status !== 'PNDG') final++;
-    else if (row.submission_state === 'IN_DOUBT' || row.reviewed) explained++;
+    else if (row.reviewed) reviewed++;
+    else if (row.submission_state === 'IN_DOUBT') inDoubt++;
     else unexplained.push(`${row.payout_id} ${row.payout_status}/${row.submission_state}/${row.cancellation_status ?? '-'}`);
   }
-  return { final, explained, unexplained };
+  return { final, inDoubt, reviewed, unexplained };
 }
 
 export async function unsettledSettlements(db: pg.Client): Promise<{ final: number; unexplained: string[] }> {
