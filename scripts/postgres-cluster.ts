@@ -6,10 +6,12 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freeLoopbackPort, runAsUser } from '../src/platform/database/embedded.ts';
+
+export { freeLoopbackPort };
 
 const run = promisify(execFile);
 const PG_CTL_TIMEOUT_SECONDS = 60;
@@ -31,32 +33,6 @@ export interface Cluster {
   start(): Promise<void>;
   /** Stops it (fast, then immediate if need be) and removes its directory. */
   destroy(): Promise<void>;
-}
-
-interface RunAs { uid?: number; gid?: number }
-
-async function runAsUser(): Promise<RunAs> {
-  if (process.getuid?.() !== 0) return {};
-  const id = async (flag: string) => Number.parseInt((await run('id', [flag, 'postgres'])).stdout, 10);
-  try {
-    return { uid: await id('-u'), gid: await id('-g') };
-  } catch {
-    console.log('creating the system user postgres (PostgreSQL refuses to run as root)');
-    await run('groupadd', ['--system', 'postgres']).catch(() => undefined);
-    await run('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres']);
-    return { uid: await id('-u'), gid: await id('-g') };
-  }
-}
-
-export async function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** initdb into a new temporary directory and start the server; removed again at process exit. */
