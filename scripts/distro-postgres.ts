@@ -46,34 +46,36 @@ export const DISTRO_TEST_FILES = [
   'test/admin/ledger-check-cli.test.ts',
 ];
 
-function installedVersions(): number[] {
-  const entries = fs.existsSync(DISTRO_ROOT) ? fs.readdirSync(DISTRO_ROOT) : [];
+function installedVersions(root: string): number[] {
+  const entries = fs.existsSync(root) ? fs.readdirSync(root) : [];
   return entries
-    .filter((name) => /^\d+$/.test(name) && fs.existsSync(path.join(DISTRO_ROOT, name, 'bin', 'postgres')))
+    .filter((name) => /^\d+$/.test(name) && fs.existsSync(path.join(root, name, 'bin', 'postgres')))
     .map(Number)
     .sort((a, b) => b - a);
 }
 
-function install(): void {
-  if (process.getuid?.() !== 0) {
+function install(root: string, asRoot: boolean): void {
+  if (!asRoot) {
     throw new Error(
-      `no PostgreSQL server under ${DISTRO_ROOT}/*/bin/postgres. Install the distribution's server first, as root:\n` +
+      `no PostgreSQL server under ${root}/*/bin/postgres. Install the distribution's server first, as root:\n` +
         '  apt-get update && apt-get install -y postgresql',
     );
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  console.log(`no PostgreSQL server under ${DISTRO_ROOT}; running: apt-get update && apt-get install -y postgresql`);
+  console.log(`no PostgreSQL server under ${root}; running: apt-get update && apt-get install -y postgresql`);
   execFileSync('apt-get', ['update'], { stdio: 'inherit', env });
   execFileSync('apt-get', ['install', '-y', 'postgresql'], { stdio: 'inherit', env });
 }
 
-/** The newest installed server's binaries, installing the package first when there is none. */
-export function distroBinaries(): ClusterBinaries & { version: number } {
-  if (installedVersions().length === 0) install();
-  const version = installedVersions()[0];
-  if (version === undefined) throw new Error(`apt-get install postgresql left no server under ${DISTRO_ROOT}`);
+/** The newest installed server's binaries, installing the package first when there is none (as root). */
+export function distroBinaries(
+  { root = DISTRO_ROOT, asRoot = process.getuid?.() === 0 }: { root?: string; asRoot?: boolean } = {},
+): ClusterBinaries & { version: number } {
+  if (installedVersions(root).length === 0) install(root, asRoot);
+  const version = installedVersions(root)[0];
+  if (version === undefined) throw new Error(`apt-get install postgresql left no server under ${root}`);
   if (version < VERSION_MIN) throw new Error(`PostgreSQL ${version} is older than the ${VERSION_MIN} the service supports`);
-  const bin = path.join(DISTRO_ROOT, String(version), 'bin');
+  const bin = path.join(root, String(version), 'bin');
   return { version, initdb: path.join(bin, 'initdb'), pg_ctl: path.join(bin, 'pg_ctl') };
 }
 
