@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startTestService, tempDataDir, type TestService } from '../support/service.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/platform/database/embedded.ts';
+import { startTestDatabase, type TestDatabase } from '../support/database.ts';
 import { DEMO, DEMO_2, bearer, expectError, requestFrom, requestTokenFrom } from '../support/http.ts';
 import { eventually } from '../support/payouts.ts';
 import { addressKey, createFailureGuard } from '../../src/auth/failures.ts';
@@ -16,14 +16,14 @@ const CLIENT_MAX = 8;
 // a day-long window, so that no window boundary falls inside a test run (except at midnight UTC)
 const WINDOW_SECONDS = 86_400;
 
-let database: EmbeddedPostgres;
+let database: TestDatabase;
 /** a and b: two processes on one database, TRUST_PROXY off; proxied: a third, trusting 127.0.0.1. */
 let a: TestService;
 let b: TestService;
 let proxied: TestService;
 
 before(async () => {
-  database = await startEmbeddedPostgres(await tempDataDir(), { info: () => undefined, warn: () => undefined });
+  database = await startTestDatabase();
   const env = {
     DATABASE_URL: database.url,
     TOKEN_SIGNING_KEY: randomBytes(32).toString('base64'),

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/platform/database/embedded.ts';
+import { startTestDatabase, type TestDatabase } from '../support/database.ts';
 import { migrate, readMigrations } from '../../src/platform/database/migrate.ts';
 import { createPool, type Db } from '../../src/platform/database/pool.ts';
 import { workerLogger } from '../../src/platform/jobs.ts';
@@ -13,11 +13,11 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { tempDataDir } from '../support/service.ts';
 
 const logger = workerLogger(createLogger('silent'));
-let database: EmbeddedPostgres;
+let database: TestDatabase;
 let db: Db;
 
 before(async () => {
-  database = await startEmbeddedPostgres(await tempDataDir(), { info: () => undefined, warn: () => undefined });
+  database = await startTestDatabase();
   db = createPool({ url: database.url, max: 4, applicationName: 'movement-numbers-test' });
 });
 after(async () => {

@@ -10,15 +10,15 @@ import pg from 'pg';
 import { ROOT, runServiceExpectingFailure, startTestService, tempDataDir } from '../support/service.ts';
 import { token } from '../support/http.ts';
 import { eventually, payoutApi, payoutBody } from '../support/payouts.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/platform/database/embedded.ts';
+import { startTestDatabase, type TestDatabase } from '../support/database.ts';
 import { readMigrations } from '../../src/platform/database/migrate.ts';
 import { checkLedger } from '../../src/ledger/service.ts';
 
 const RUNTIME_PASSWORD = 'runtime-password-for-tests';
-let database: EmbeddedPostgres;
+let database: TestDatabase;
 
 before(async () => {
-  database = await startEmbeddedPostgres(await tempDataDir(), { info: () => undefined, warn: () => undefined });
+  database = await startTestDatabase();
 });
 after(async () => {
   await database.stop();
@@ -74,7 +74,8 @@ test('npm run migrate without DATABASE_URL initialises and migrates the embedded
   assert.equal(first.code, 0, first.output);
   assert.match(first.output, /database migrations applied/);
   await assert.rejects(fs.stat(path.join(dataDir, 'runtime.json')), 'the embedded database is stopped again');
-  const service = await startTestService({ DATA_DIR: dataDir, MIGRATE_ON_START: 'false', WORKERS: '0', WEBHOOK_WORKERS: '0' });
+  // the embedded database the command left under DATA_DIR, also when the tests run on a server (empty is unset)
+  const service = await startTestService({ DATA_DIR: dataDir, DATABASE_URL: '', MIGRATE_ON_START: 'false', WORKERS: '0', WEBHOOK_WORKERS: '0' });
   try {
     assert.equal((await fetch(`${service.url}/readyz`)).status, 200);
   } finally {

@@ -1,16 +1,13 @@
 // The service as `npm start` runs it: configuration refusals, production's refusals, restarts
-// (clean and after kill -9), stale lock files, API-only processes and two processes sharing one
-// DATABASE_URL.
+// (clean and after kill -9), stale lock files and API-only processes (two processes sharing one
+// DATABASE_URL: shared-database.test.ts).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { runServiceExpectingFailure, spawnService, startTestService, tempDataDir } from '../support/service.ts';
 import { bearer, json, requestToken, token } from '../support/http.ts';
-import { startEmbeddedPostgres } from '../../src/platform/database/embedded.ts';
-import { readMigrations } from '../../src/platform/database/migrate.ts';
 
 const newKey = () => randomBytes(32).toString('base64');
 const pgPidFile = (dataDir: string) => path.join(dataDir, 'postgres', 'postmaster.pid');
@@ -186,38 +183,6 @@ describe('processes', () => {
       assert.match(full.output(), /Worker connected/);
     } finally {
       assert.equal(await full.stop(), 0);
-    }
-  });
-
-  test('two processes booting together on one DATABASE_URL migrate and seed once, and share tokens', async () => {
-    const dbDir = await tempDataDir();
-    const database = await startEmbeddedPostgres(dbDir, { info: () => undefined, warn: () => undefined });
-    const keys = { TOKEN_SIGNING_KEY: newKey(), CLIENT_SECRET_KEY: newKey() };
-    try {
-      const [a, b] = await Promise.all([
-        spawnService({ DATABASE_URL: database.url, DATA_DIR: await tempDataDir(), ...keys }),
-        spawnService({ DATABASE_URL: database.url, DATA_DIR: await tempDataDir(), ...keys }),
-      ]);
-      try {
-        const client = new pg.Client({ connectionString: database.url });
-        await client.connect();
-        const migrations = await client.query('SELECT version FROM schema_migrations ORDER BY version');
-        const members = await client.query('SELECT count(*)::int AS n FROM members');
-        const clients = await client.query("SELECT count(*)::int AS n FROM oauth_clients WHERE client_id LIKE 'demo-%'");
-        await client.end();
-        const expected = (await readMigrations()).map((m) => ({ version: m.version }));
-        assert.deepEqual(migrations.rows, expected);
-        assert.equal(members.rows[0].n, 9);
-        assert.equal(clients.rows[0].n, 2);
-        const seededBy = [a, b].filter((s) => /sandbox world seeded/.test(s.output())).length;
-        assert.equal(seededBy, 1);
-        const fromA = await token(a.url, { scope: 'payouts' });
-        assert.equal(await codesStatus(b.url, fromA), 200);
-      } finally {
-        assert.deepEqual(await Promise.all([a.stop(), b.stop()]), [0, 0]);
-      }
-    } finally {
-      await database.stop();
     }
   });
 });

@@ -8,16 +8,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { spawnService, tempDataDir, type ChildService } from '../support/service.ts';
 import { bearer, token } from '../support/http.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/platform/database/embedded.ts';
+import { startTestDatabase, type TestDatabase } from '../support/database.ts';
 
 const LIMIT = 20;
 const SYNC_MS = 100;
-let database: EmbeddedPostgres;
+let database: TestDatabase;
 let a: ChildService;
 let b: ChildService;
 
 before(async () => {
-  database = await startEmbeddedPostgres(await tempDataDir(), { info: () => undefined, warn: () => undefined });
+  database = await startTestDatabase();
   const env = {
     DATABASE_URL: database.url, TOKEN_SIGNING_KEY: randomBytes(32).toString('base64'), CLIENT_SECRET_KEY: randomBytes(32).toString('base64'),
     RATE_LIMIT_PER_MINUTE: String(LIMIT), RATE_LIMIT_SYNC_MS: String(SYNC_MS), WORKERS: '0', WEBHOOK_WORKERS: '0',

@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ROOT } from './service.ts';
+import { databaseEnvFor } from './database.ts';
 
 const run = promisify(execFile);
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -14,7 +15,8 @@ export interface AdminRun { code: number; stdout: string; stderr: string }
 export function adminCli(dataDir: () => string) {
   async function admin(args: string[]): Promise<AdminRun> {
     try {
-      const { stdout, stderr } = await run(NODE, ['src/admin/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir() } });
+      const env = { ...process.env, ...(await databaseEnvFor(dataDir())), DATA_DIR: dataDir() };
+      const { stdout, stderr } = await run(NODE, ['src/admin/cli.ts', ...args], { cwd: ROOT, env });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const failed = error as { code: number; stdout: string; stderr: string };

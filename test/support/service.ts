@@ -1,5 +1,6 @@
 // Test support: the real service (real embedded PostgreSQL, real HTTP server on a free port),
-// started in-process or as a child process exactly as `npm start` runs it.
+// started in-process or as a child process exactly as `npm start` runs it. With DATABASE_URL set
+// for the test run, each data directory's database is one made on that server (./database.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { rmSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { startService, type RunningService } from '../../src/service.ts';
 import { createClientsService } from '../../src/auth/clients.ts';
 import { decodeKey } from '../../src/platform/keys.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
+import { databaseEnvFor } from './database.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -36,7 +38,8 @@ export interface TestService extends RunningService {
 /** The service in this process, on a free port, with its own DATA_DIR unless one is given. */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = env['DATA_DIR'] ?? (await tempDataDir());
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', WORKERS: '1', ...env, DATA_DIR: dataDir });
+  const database = await databaseEnvFor(dataDir);
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', WORKERS: '1', ...database, ...env, DATA_DIR: dataDir });
   const service = await startService(config, createLogger(config.logLevel));
   return { ...service, dataDir };
 }
@@ -84,11 +87,17 @@ export interface ChildService {
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const START_TIMEOUT_MS = 60_000;
 
+/** The database a child service on env's DATA_DIR gets when env does not name one. */
+async function childDatabaseEnv(env: Record<string, string>): Promise<Record<string, string>> {
+  return env['DATABASE_URL'] === undefined ? databaseEnvFor(path.resolve(ROOT, env['DATA_DIR'] ?? './data')) : {};
+}
+
 /** `node src/main.ts` as a child process; resolves once it logs "service started". */
-export function spawnService(env: Record<string, string>): Promise<ChildService> {
+export async function spawnService(env: Record<string, string>): Promise<ChildService> {
+  const database = await childDatabaseEnv(env);
   const child = spawn(NODE, ['src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', WORKERS: '1', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', WORKERS: '1', ...database, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -123,9 +132,10 @@ export function spawnService(env: Record<string, string>): Promise<ChildService>
 
 /** Runs `node src/main.ts` expecting it to refuse to start; returns its exit code and output. */
 export async function runServiceExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const database = await childDatabaseEnv(env);
   const child = spawn(NODE, ['src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...database, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -36,7 +36,7 @@ interface Binaries {
   pg_ctl: string;
 }
 
-interface RunAs {
+export interface RunAs {
   uid?: number;
   gid?: number;
 }
@@ -57,7 +57,7 @@ async function binaries(): Promise<Binaries> {
 }
 
 /** PostgreSQL refuses to run as root; then the cluster belongs to a `postgres` system user. */
-async function runAsUser(): Promise<RunAs> {
+export async function runAsUser(): Promise<RunAs> {
   if (process.getuid?.() !== 0) return {};
   const id = async (flag: string) => Number.parseInt((await run('id', [flag, 'postgres'])).stdout, 10);
   try {
@@ -133,7 +133,7 @@ async function previousPort(dataDir: string, pgData: string): Promise<number | u
   return Number.isInteger(port) && port > 0 && port < 65_536 ? port : undefined;
 }
 
-async function freeLoopbackPort(): Promise<number> {
+export async function freeLoopbackPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
