@@ -2,7 +2,6 @@
 // test stablecoin deployed and minted to the treasury, and rails built on them.
 import { erc20Abi, type Address, type Hex, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/platform/database/embedded.ts';
 import { migrate } from '../../src/platform/database/migrate.ts';
 import { createPool, type Db } from '../../src/platform/database/pool.ts';
 import { workerLogger } from '../../src/platform/jobs.ts';
@@ -14,7 +13,7 @@ import { createLocalSigner, type TreasurySigner } from '../../src/chain/signer.t
 import { createChainTransfers, type ChainTransfersDependencies } from '../../src/chain/transfers.ts';
 import type { ChainTransfers } from '../../src/settlements/venues.ts';
 import { DEV_KEYS, LOCAL_CHAIN_ID, startHardhat, type HardhatNode } from './hardhat.ts';
-import { tempDataDir } from './service.ts';
+import { startTestDatabase, type TestDatabase } from './database.ts';
 
 export const TOKEN_DECIMALS = 6;
 /** 1,000,000.000000 of the token. */
@@ -23,7 +22,7 @@ export const TREASURY_UNITS = 1_000_000_000_000n;
 export interface ChainWorld {
   node: HardhatNode;
   client: PublicClient;
-  database: EmbeddedPostgres;
+  database: TestDatabase;
   db: Db;
   token: DeployedToken;
   treasury: Address;
@@ -39,7 +38,7 @@ export interface ChainWorld {
 export async function startChainWorld(): Promise<ChainWorld> {
   const [node, database] = await Promise.all([
     startHardhat(),
-    tempDataDir().then((dir) => startEmbeddedPostgres(dir, { info: () => undefined, warn: () => undefined })),
+    startTestDatabase(),
   ]);
   const db = createPool({ url: database.url, max: 8, applicationName: 'chain-test' });
   await migrate(db, workerLogger(createLogger('silent')));
