@@ -3,6 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { Ajv } from 'ajv';
 import { StringEnum } from './schema.ts';
+import { loadChainConfig, type ChainConfig } from '../chain/config.ts';
 import path from 'node:path';
 import { isIP } from 'node:net';
 
@@ -58,6 +59,7 @@ const EnvSchema = Type.Object({
   RATE_FEED_SPREAD_BPS: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
   RATE_FEED_INTERVAL_BUFFER_BPS: Type.Integer({ minimum: 0, maximum: 500, default: 5 }),
   RATE_FEED_CACHE_MS: Type.Integer({ minimum: 0, maximum: 10_000, default: 1000 }),
+  TREASURY_PEGGED_CURRENCIES: Type.String({ pattern: '^[A-Z]{3}(,[A-Z]{3})*$', maxLength: 200, default: 'USD' }),
   SANDBOX_CLIENT_SECRET_1: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
   SANDBOX_CLIENT_SECRET_2: Type.Optional(Type.String({ minLength: 8, maxLength: 200 })),
 });
@@ -131,6 +133,10 @@ export interface Config {
   rateFeed: RateFeedConfig | undefined;
   /** Traces: off (undefined) unless OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_TRACES_EXPORTER is set. */
   tracing: TracingConfig | undefined;
+  /** The EVM chain settlements' stablecoin moves on (CHAIN_*); unset: the sandbox simulates it and production moves nothing. */
+  chain: ChainConfig | undefined;
+  /** Source currencies the treasury sells its stablecoin for one for one (production settlements). */
+  treasuryPeggedCurrencies: string[];
 }
 
 export interface RateFeedConfig {
@@ -212,6 +218,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     partnerConnectionsRefreshMs: checked.PARTNER_CONNECTIONS_REFRESH_MS,
     metricsToken: checked.METRICS_TOKEN,
     tracing: tracingConfig(checked),
+    chain: source['CHAIN_RPC_URL'] ? loadChainConfig(source) : undefined,
+    treasuryPeggedCurrencies: checked.TREASURY_PEGGED_CURRENCIES.split(','),
     rateFeed: checked.RATE_FEED_URL === undefined ? undefined : {
       url: checked.RATE_FEED_URL,
       timeoutMs: checked.RATE_FEED_TIMEOUT_MS,

@@ -79,3 +79,19 @@ describe('metrics and traces', () => {
     assert.throws(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }), (error: Error) => error instanceof ConfigError && /OTEL_EXPORTER_OTLP_ENDPOINT/.test(error.message));
   });
 });
+
+describe('the settlement chain and treasury', () => {
+  const chain = { CHAIN_RPC_URL: 'http://127.0.0.1:8545', CHAIN_ID: '31337', CHAIN_TOKEN_ADDRESS: `0x${'1'.repeat(40)}`, CHAIN_TREASURY_KEY: `0x${'2'.repeat(64)}` };
+  test('no CHAIN_RPC_URL: no chain; with it, the CHAIN_* variables are read and checked, naming the bad one', () => {
+    assert.equal(loadConfig({}).chain, undefined);
+    const config = loadConfig(chain);
+    assert.deepEqual([config.chain?.rpcUrl, config.chain?.chainId, config.chain?.confirmations, String(config.chain?.treasuryKey)], ['http://127.0.0.1:8545', 31337, 3, '[redacted]']);
+    assert.throws(() => loadConfig({ ...chain, CHAIN_ID: 'one' }), (error: unknown) => error instanceof ConfigError && /CHAIN_ID/.test(error.message));
+    assert.throws(() => loadConfig({ ...chain, CHAIN_TOKEN_ADDRESS: '0x12' }), (error: unknown) => error instanceof ConfigError && /CHAIN_TOKEN_ADDRESS/.test(error.message));
+  });
+  test('TREASURY_PEGGED_CURRENCIES: USD by default, a comma-separated list of currency codes', () => {
+    assert.deepEqual(loadConfig({}).treasuryPeggedCurrencies, ['USD']);
+    assert.deepEqual(loadConfig({ TREASURY_PEGGED_CURRENCIES: 'USD,EUR' }).treasuryPeggedCurrencies, ['USD', 'EUR']);
+    assert.throws(() => loadConfig({ TREASURY_PEGGED_CURRENCIES: 'usd' }), (error: unknown) => error instanceof ConfigError && /TREASURY_PEGGED_CURRENCIES/.test(error.message));
+  });
+});
