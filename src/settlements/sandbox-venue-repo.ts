@@ -30,7 +30,7 @@ export async function referenceOfDeposit(db: Queryable, depositId: string): Prom
 }
 
 export type VenueFault = 'TIMEOUT' | 'TIMEOUT_AFTER' | 'REFUSE' | 'IN_DOUBT' | 'NOT_SENT';
-export type VenueOperation = 'buy' | 'findBuy' | 'send' | 'status' | 'swap' | 'findSwap' | 'deposit' | 'findDeposit';
+export type VenueOperation = 'buy' | 'findBuy' | 'send' | 'status' | 'swap' | 'findSwap' | 'deposit' | 'findDeposit' | 'depositStatus';
 
 /** Asks the sandbox venue to answer the next `times` calls of an operation for a reference with a fault. */
 export async function injectFault(db: Queryable, reference: string, operation: VenueOperation, fault: VenueFault, times = 1): Promise<void> {

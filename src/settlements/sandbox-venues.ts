@@ -94,8 +94,11 @@ export function createSandboxVenues(db: Queryable): Venues {
       findDeposit: (reference) => lookup(db, reference, 'findDeposit'),
       async status(depositId) {
         const reference = await referenceOfDeposit(db, depositId);
-        const known = reference === undefined ? undefined : await recall(db, reference);
-        return known !== undefined && known.ageMs >= DEPOSIT_CONFIRM_MS ? 'CONFIRMED' : 'PENDING';
+        if (reference === undefined) return 'PENDING';
+        return act(db, reference, 'depositStatus', async () => {
+          const known = await recall(db, reference);
+          return known !== undefined && known.ageMs >= DEPOSIT_CONFIRM_MS ? 'CONFIRMED' : 'PENDING';
+        });
       },
     },
   };
