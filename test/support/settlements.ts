@@ -63,7 +63,7 @@ export async function settlementTransfers(db: Queries, id: string) {
 
 /** The settlement's one queued job (graphile-worker), if any: its task and payload. */
 export async function queuedJob(db: Queries, id: string): Promise<{ task: string; payload: Json } | undefined> {
-  const { rows } = await db.query(`SELECT task_identifier AS task, payload FROM graphile_worker.jobs WHERE key = $1`, [`settlement:${id}`]);
+  const { rows } = await db.query(`SELECT t.identifier AS task, j.payload FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE j.key = $1`, [`settlement:${id}`]);
   return rows[0] as { task: string; payload: Json } | undefined;
 }
 
