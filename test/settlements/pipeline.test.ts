@@ -11,7 +11,7 @@ import { createPipeline } from '../../src/settlements/pipeline.ts';
 import { NO_VENUES } from '../../src/settlements/venues.ts';
 import { createSandboxVenues } from '../../src/settlements/sandbox-venues.ts';
 import { injectFault } from '../../src/settlements/sandbox-venue-repo.ts';
-import { settlementApi, type Json } from '../support/settlements.ts';
+import { settlementApi, settlementControls, settlementTransfers, type Json } from '../support/settlements.ts';
 
 let service: TestService;
 let auth: string;
@@ -35,18 +35,8 @@ const advanced = async (id: string, body?: Json) => {
   assert.equal(response.status, 200);
   return json(response);
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Advances until the status changes (steps that wait for the chain or the bank may need a few). */
-async function advanceTo(id: string, status: string): Promise<Json> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const record = await advanced(id);
-    if (record['settlementStatus'] === status) return record;
-    assert.ok(Date.now() < deadline, `${id} did not reach ${status}; it is ${String(record['settlementStatus'])}`);
-    await sleep(100);
-  }
-}
+const advanceTo = (id: string, status: string) => settlementControls(service.url, auth).advanceTo(id, status);
 
 async function prefundMx(): Promise<number> {
   const list = await json<Array<{ memberId: string; prefundBalance: Array<{ balance: number }> }>>(
@@ -54,13 +44,7 @@ async function prefundMx(): Promise<number> {
   return list.find((m) => m.memberId === 'PARTNER_MX')!.prefundBalance[0]!.balance;
 }
 
-async function transfersOf(id: string) {
-  const { rows } = await service.db.query(
-    `SELECT t.reason, t.amount::text AS amount, t.currency, d.kind AS debit, c.kind AS credit FROM ledger_transfers t
-       JOIN ledger_accounts d ON d.account_id = t.debit_account_id JOIN ledger_accounts c ON c.account_id = t.credit_account_id
-      WHERE t.reference = $1 ORDER BY t.created_at, t.reason`, [id]);
-  return rows;
-}
+const transfersOf = (id: string) => settlementTransfers(service.db, id);
 
 async function venueCalls(id: string): Promise<string[]> {
   const { rows } = await service.db.query(`SELECT reference FROM sandbox_venue_operations WHERE reference LIKE $1 ORDER BY created_at`, [`${id}:%`]);
