@@ -69,6 +69,8 @@ describe('buy', () => {
     await fault(id, 'BUY', 'buy', 'TIMEOUT_AFTER');
     await pipeline.steps.buy(id);
     await expectDoubtQueued(id, 'S200_RECEIVED', 'BUY');
+    const { rows } = await service.db.query(`SELECT step, result->>'reference' AS reference FROM settlement_steps WHERE settlement_id = $1`, [id]);
+    assert.deepEqual(rows, [{ step: 'BUY_REQUESTED', reference: `${id}:BUY` }], 'the intent was recorded before the call');
     await pipeline.resolveDoubt(id, 'BUY', 0);
     assert.equal((await state(id)).status, 'S300_IN_PROGRESS');
     assert.deepEqual(await legs(id), ['SETTLEMENT_BUY LIQUIDITY->TREASURY', 'SETTLEMENT_IN SOURCE_FUNDS->LIQUIDITY']);
