@@ -249,3 +249,9 @@ export async function corridorFigures(db: Queryable, sourceMemberId: string): Pr
   );
   return rows;
 }
+
+/** When a step was recorded, or undefined. */
+export async function stepDoneAt(db: Queryable, settlementId: string, step: Step): Promise<Date | undefined> {
+  const { rows } = await db.query<{ doneAt: Date }>('SELECT done_at AS "doneAt" FROM settlement_steps WHERE settlement_id = $1 AND step = $2', [settlementId, step]);
+  return rows[0]?.doneAt;
+}

@@ -33,6 +33,9 @@ export async function callVenue<T>(call: () => Promise<T>): Promise<Outcome<T>> 
   }
 }
 
+/** How long a broadcast transfer may stay unfinal before an operator is asked to look (a stuck or dropped transaction). */
+export const TRANSFER_FINAL_WAIT_MAX_MS = 6 * 3_600_000;
+
 export const referenceOf = (settlementId: string, step: 'BUY' | 'TRANSFER' | 'SWAP' | 'WITHDRAWAL') => `${settlementId}:${step}`;
 
 export function createSteps(ctx: PipelineContext) {
@@ -75,11 +78,16 @@ export function createSteps(ctx: PipelineContext) {
             await recordStep(client, locked, 'TRANSFER_CONFIRMED', { txHash: state.txHash, blockNumber: state.blockNumber, confirmations: state.confirmations }, now);
             await enqueueStep(client, 'swap', settlementId);
           });
-        case 'PENDING':
+        case 'PENDING': {
+          const sentAt = await repo.stepDoneAt(db, settlementId, 'TRANSFER');
+          if (sentAt && clock.now().getTime() - sentAt.getTime() > TRANSFER_FINAL_WAIT_MAX_MS) {
+            return ctx.park(settlementId, 'CHAIN_IN_DOUBT', `${reference} not final ${TRANSFER_FINAL_WAIT_MAX_MS / 3_600_000} h after it was broadcast`, { state });
+          }
           return ctx.whileIn(settlementId, ['S300_IN_PROGRESS'], async (client, locked) => {
             if (state.txHash !== null) await recordStep(client, locked, 'TRANSFER', { txHash: state.txHash }, clock.now());
             await enqueueStep(client, 'transfer', settlementId, later());
           });
+        }
         case 'NOT_SENT':
           return ctx.failNothingMoved(settlementId, `transfer: not sent (${state.reason})`);
         case 'UNKNOWN':

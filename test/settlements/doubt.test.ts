@@ -11,6 +11,7 @@ import { createPipeline, type Pipeline } from '../../src/settlements/pipeline.ts
 import { createSandboxVenues } from '../../src/settlements/sandbox-venues.ts';
 import { injectFault, type VenueFault, type VenueOperation } from '../../src/settlements/sandbox-venue-repo.ts';
 import { DOUBT_CHECK_DELAYS_MS } from '../../src/settlements/doubt.ts';
+import { TRANSFER_FINAL_WAIT_MAX_MS } from '../../src/settlements/steps.ts';
 import { checkLedgerFully, differenceCount } from '../../src/ledger/check.ts';
 
 let service: TestService;
@@ -161,6 +162,15 @@ describe('transfer', () => {
     await pipeline.resolveDoubt(id, 'TRANSFER', LAST_CHECK);
     assert.deepEqual(await state(id), { status: 'S300_IN_PROGRESS', failureReason: null, step: 'TRANSFER', reason: 'VENUE_UNANSWERED' });
     assert.deepEqual(await legs(id), ['SETTLEMENT_BUY LIQUIDITY->TREASURY', 'SETTLEMENT_IN SOURCE_FUNDS->LIQUIDITY', 'SETTLEMENT_SENT TREASURY->IN_TRANSIT']);
+  });
+
+  test('broadcast and still not final after the longest wait: parked (CHAIN_IN_DOUBT), the stablecoin shown in transit', async () => {
+    const id = await waitingFor('TRANSFER');
+    await pipeline.steps.transfer(id);
+    const later = createPipeline({ db: service.db, clock: { now: () => new Date(Date.now() + TRANSFER_FINAL_WAIT_MAX_MS + 60_000) }, venues: createSandboxVenues(service.db) });
+    await later.steps.transfer(id);
+    assert.deepEqual(await state(id), { status: 'S300_IN_PROGRESS', failureReason: null, step: 'TRANSFER', reason: 'CHAIN_IN_DOUBT' });
+    assert.equal((await legs(id)).at(-1), 'SETTLEMENT_SENT TREASURY->IN_TRANSIT');
   });
 
   test('NOT_SENT before broadcast (proven nothing moved): S700, funds returned, the stablecoin back from the treasury', async () => {
