@@ -166,8 +166,14 @@ export function createSteps(ctx: PipelineContext) {
       if (!(await ctx.requestIntent(settlementId, 'S300_IN_PROGRESS', 'TRANSFER_REQUESTED', intent))) return;
       const sent = await callVenue(() => venues.chain.send({ reference, amount: String(intent['amount']), toAddress: String(intent['toAddress']) }));
       if (sent.kind === 'DONE') return recorded.chain(settlementId, sent.result, check);
-      if (sent.kind === 'REFUSED') return ctx.failNothingMoved(settlementId, `transfer: ${sent.reason}`);
-      return askLater(ctx, settlementId, 'TRANSFER', check, `send ${reference}: ${sent.error}`);
+      if (sent.kind === 'UNKNOWN') return askLater(ctx, settlementId, 'TRANSFER', check, `send ${reference}: ${sent.error}`);
+      // refused: fails only once the rail confirms it holds nothing that could be mined
+      const asked = await callVenue(() => venues.chain.status(reference));
+      if (asked.kind === 'DONE' && (asked.result.state === 'UNKNOWN' || asked.result.state === 'NOT_SENT')) {
+        return ctx.failNothingMoved(settlementId, `transfer: ${sent.reason}`);
+      }
+      if (asked.kind === 'DONE') return recorded.chain(settlementId, asked.result, check);
+      return askLater(ctx, settlementId, 'TRANSFER', check, `send ${reference} refused (${sent.reason}), then its status: ${asked.kind === 'REFUSED' ? asked.reason : asked.error}`);
     },
 
     async swap(settlementId, _force, check = 0) {

@@ -181,6 +181,20 @@ describe('transfer', () => {
     assert.deepEqual((await legs(id)).slice(2), ['SETTLEMENT_REFUND LIQUIDITY->SOURCE_FUNDS', 'SETTLEMENT_UNWIND TREASURY->LIQUIDITY']);
   });
 
+  test('send refused and the rail holds nothing under the reference: S700, funds returned; refused but the status cannot be had: asked later', async () => {
+    const id = await waitingFor('TRANSFER');
+    await fault(id, 'TRANSFER', 'send', 'REFUSE');
+    await pipeline.steps.transfer(id);
+    assert.deepEqual(await state(id), { status: 'S700_FAILED', failureReason: `transfer: sandbox chain refused send ${id}:TRANSFER`, step: null, reason: null });
+    assert.deepEqual((await legs(id)).slice(2), ['SETTLEMENT_REFUND LIQUIDITY->SOURCE_FUNDS', 'SETTLEMENT_UNWIND TREASURY->LIQUIDITY']);
+
+    const unclear = await waitingFor('TRANSFER');
+    await fault(unclear, 'TRANSFER', 'send', 'REFUSE');
+    await fault(unclear, 'TRANSFER', 'status', 'TIMEOUT');
+    await pipeline.steps.transfer(unclear);
+    await expectDoubtQueued(unclear, 'S300_IN_PROGRESS', 'TRANSFER');
+  });
+
   test('NOT_SENT after broadcast (the nonce went to another recorded transaction): S700, the stablecoin back from transit', async () => {
     const id = await waitingFor('TRANSFER');
     await pipeline.steps.transfer(id);
