@@ -105,15 +105,21 @@ async function post(client: Queryable, row: Locked, legs: Leg[], steps: repo.Ste
 }
 
 /**
- * Records a step of a locked settlement once, with the legs it posts; answers the steps as they
- * now are (false when it was recorded already, and nothing was posted again).
+ * Records steps of a locked settlement, each once, and posts the legs of those recorded now in one
+ * ledger call (its accounts locked together, in the ledger's order); answers the steps as they now are.
  */
-export async function recordStep(client: Queryable, row: Locked, step: repo.Step, result: object, now: Date): Promise<{ recorded: boolean; steps: repo.Steps }> {
-  const recorded = await repo.recordStep(client, row.settlementId, step, result, now);
+export async function recordSteps(client: Queryable, row: Locked, entries: Array<[repo.Step, object]>, now: Date): Promise<repo.Steps> {
+  const legs: Leg[] = [];
+  for (const [step, result] of entries) {
+    if (await repo.recordStep(client, row.settlementId, step, result, now)) legs.push(...(STEP_LEGS[step] ?? []));
+  }
   const steps = await repo.readSteps(client, row.settlementId);
-  if (recorded) await post(client, row, STEP_LEGS[step] ?? [], steps);
-  return { recorded, steps };
+  await post(client, row, legs, steps);
+  return steps;
 }
+
+/** Records one step of a locked settlement once, with the legs it posts. */
+export const recordStep = (client: Queryable, row: Locked, step: repo.Step, result: object, now: Date) => recordSteps(client, row, [[step, result]], now);
 
 /**
  * Ends a locked, unfinished settlement in S700_FAILED and returns what it took in: only for a

@@ -5,13 +5,11 @@ import type { Clock } from '../platform/clock.ts';
 import type { Db, Queryable } from '../platform/database/pool.ts';
 import { withTransaction } from '../platform/database/transaction.ts';
 import { failLocked, recordStep, type Locked } from './apply.ts';
-import { enqueueStep, type StepName } from './jobs.ts';
 import { UNFINISHED, type SettlementStatus } from './lifecycle.ts';
 import * as repo from './repo.ts';
 import { openReviewOf, type ReviewReason } from './review-repo.ts';
 import { parkLocked, type Alarm } from './review.ts';
 import type { Venues } from './venues.ts';
-import { DOUBT_CHECK_DELAYS_MS } from './doubt.ts';
 
 export interface PipelineDeps {
   db: Db;
@@ -63,13 +61,6 @@ export function createContext(deps: PipelineDeps) {
       await whileIn(settlementId, UNFINISHED, async (client, row, steps) => {
         await parkLocked(client, row, steps, { reason, detail, evidence: { ...evidence, at: clock.now() } }, clock.now(), deps.alarm);
       });
-    },
-
-    /** The venue's word that nothing was done: the step again with the same reference, while questions remain. */
-    async retryStep(settlementId: string, step: StepName, check: number, detail: string): Promise<void> {
-      const next = check + 1;
-      if (next >= DOUBT_CHECK_DELAYS_MS.length) return context.park(settlementId, 'VENUE_UNANSWERED', `${detail}; retried ${next} times`, { detail });
-      await enqueueStep(db, step, settlementId, new Date(clock.now().getTime() + DOUBT_CHECK_DELAYS_MS[check]!), next);
     },
 
     /** A job used its attempts: nothing requested yet, it fails (nothing moved); otherwise it parks. */

@@ -13,7 +13,7 @@ import type { Clock } from '../platform/clock.ts';
 import { isUuid } from '../platform/ids.ts';
 import { convert } from '../platform/money.ts';
 import { insertAudit } from '../audit/repo.ts';
-import { completeLocked, failLocked, minor, publish, recordStep, type Locked } from './apply.ts';
+import { completeLocked, failLocked, minor, publish, recordStep, recordSteps, type Locked } from './apply.ts';
 import { enqueueStep } from './jobs.ts';
 import { UNFINISHED, type SettlementStatus } from './lifecycle.ts';
 import * as repo from './repo.ts';
@@ -64,8 +64,7 @@ async function continueAfter(client: Queryable, row: Locked, review: reviews.Rev
       return row;
     case 'TRANSFER': { // the stablecoin reached the destination member's wallet
       const txHash = steps.get('TRANSFER')?.['txHash'] ?? null;
-      await recordStep(client, row, 'TRANSFER', { txHash, ...established }, now);
-      await recordStep(client, row, 'TRANSFER_CONFIRMED', { txHash, ...established }, now);
+      await recordSteps(client, row, [['TRANSFER', { txHash, ...established }], ['TRANSFER_CONFIRMED', { txHash, ...established }]], now);
       await enqueueStep(client, 'swap', row.settlementId);
       return row;
     }

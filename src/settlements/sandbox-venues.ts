@@ -42,9 +42,10 @@ function stateOf(transfer: SandboxTransfer, ageMs: number): ChainTransferState {
   return { state: 'CONFIRMED', txHash: transfer.txHash, confirmations, blockNumber: String(1_000_000 + confirmations) };
 }
 
-/** A fault of the chain's own vocabulary (IN_DOUBT, NOT_SENT), or undefined. */
-async function chainFault(db: Queryable, reference: string, operation: 'send' | 'status'): Promise<ChainTransferState | 'NONE'> {
+/** A fault of the chain's own vocabulary (IN_DOUBT, NOT_SENT), a thrown one, or NONE (AFTER: act, then time out). */
+async function chainFault(db: Queryable, reference: string, operation: 'send' | 'status'): Promise<ChainTransferState | 'NONE' | 'AFTER'> {
   const fault = await takeFault(db, reference, operation);
+  if (fault === 'TIMEOUT_AFTER') return 'AFTER';
   if (fault === 'IN_DOUBT') return { state: 'IN_DOUBT', txHash: null, reason: 'sandbox: the chain answer does not settle it' };
   if (fault === 'NOT_SENT') return { state: 'NOT_SENT', reason: 'sandbox: nothing was broadcast' };
   if (fault === 'TIMEOUT') throw new Error(`sandbox chain timed out on ${operation} ${reference}`);
@@ -61,14 +62,16 @@ export function createSandboxChain(db: Queryable): ChainTransfers {
     asset: ASSET,
     async send(transfer) {
       const fault = await chainFault(db, transfer.reference, 'send');
-      if (fault !== 'NONE') return fault;
+      if (fault !== 'NONE' && fault !== 'AFTER') return fault;
       await remember<SandboxTransfer>(db, transfer.reference, () => ({
         txHash: `0x${createHash('sha256').update(transfer.reference).digest('hex')}`, amount: transfer.amount, toAddress: transfer.toAddress,
       }));
+      if (fault === 'AFTER') throw new Error(`sandbox chain timed out on send ${transfer.reference} (after broadcasting)`);
       return status(transfer.reference);
     },
     async status(reference) {
       const fault = await chainFault(db, reference, 'status');
+      if (fault === 'AFTER') throw new Error(`sandbox chain timed out on status ${reference}`);
       return fault !== 'NONE' ? fault : status(reference);
     },
   };

@@ -14,10 +14,10 @@
 // Once the stablecoin is broadcast, nothing fails automatically: an unclear end parks for an operator.
 import { convert, formatMinor } from '../platform/money.ts';
 import { walletAddressOf } from '../members/repo.ts';
-import { completeLocked, minor, recordStep, applyEvent } from './apply.ts';
+import { completeLocked, minor, recordStep, recordSteps, applyEvent } from './apply.ts';
 import { enqueueStep, RECHECK_MS, type StepName } from './jobs.ts';
 import type { PipelineContext } from './context.ts';
-import { askLater } from './doubt.ts';
+import { askLater, retryStep } from './doubt.ts';
 import * as repo from './repo.ts';
 import { VenueRefusal, type ChainTransferState } from './venues.ts';
 
@@ -74,8 +74,10 @@ export function createSteps(ctx: PipelineContext) {
         case 'CONFIRMED':
           return ctx.whileIn(settlementId, ['S300_IN_PROGRESS'], async (client, locked) => {
             const now = clock.now();
-            await recordStep(client, locked, 'TRANSFER', { txHash: state.txHash }, now);
-            await recordStep(client, locked, 'TRANSFER_CONFIRMED', { txHash: state.txHash, blockNumber: state.blockNumber, confirmations: state.confirmations }, now);
+            await recordSteps(client, locked, [
+              ['TRANSFER', { txHash: state.txHash }],
+              ['TRANSFER_CONFIRMED', { txHash: state.txHash, blockNumber: state.blockNumber, confirmations: state.confirmations }],
+            ], now);
             await enqueueStep(client, 'swap', settlementId);
           });
         case 'PENDING': {
@@ -83,7 +85,9 @@ export function createSteps(ctx: PipelineContext) {
           if (sentAt && clock.now().getTime() - sentAt.getTime() > TRANSFER_FINAL_WAIT_MAX_MS) {
             return ctx.park(settlementId, 'CHAIN_IN_DOUBT', `${reference} not final ${TRANSFER_FINAL_WAIT_MAX_MS / 3_600_000} h after it was broadcast`, { state });
           }
-          return ctx.whileIn(settlementId, ['S300_IN_PROGRESS'], async (client, locked) => {
+          return ctx.whileIn(settlementId, ['S300_IN_PROGRESS'], async (client, locked, steps) => {
+            // a concurrent run (a job freed after a crash) may have seen it final and queued the swap: keep that job
+            if (steps.has('TRANSFER_CONFIRMED')) return;
             if (state.txHash !== null) await recordStep(client, locked, 'TRANSFER', { txHash: state.txHash }, clock.now());
             await enqueueStep(client, 'transfer', settlementId, later());
           });
@@ -92,7 +96,7 @@ export function createSteps(ctx: PipelineContext) {
           return ctx.failNothingMoved(settlementId, `transfer: not sent (${state.reason})`);
         case 'UNKNOWN':
           // the rail holds no intent under the reference: nothing was signed; send again, the same reference
-          return ctx.retryStep(settlementId, 'transfer', check, `the chain rail knows nothing of ${reference}`);
+          return retryStep(ctx, settlementId, 'TRANSFER', check, `the chain rail knows nothing of ${reference}`);
         case 'IN_DOUBT':
           return askLater(ctx, settlementId, 'TRANSFER', check, `the chain answer does not settle ${reference}: ${state.reason}`, 'CHAIN_IN_DOUBT');
       }

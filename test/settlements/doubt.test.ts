@@ -142,6 +142,17 @@ describe('transfer', () => {
     assert.deepEqual(await venueOperations(id), ['BUY', 'TRANSFER']);
   });
 
+  test('send times out after broadcasting and the transfer is final when asked: sent and delivered at once, the swap queued', async () => {
+    const id = await waitingFor('TRANSFER');
+    await fault(id, 'TRANSFER', 'send', 'TIMEOUT_AFTER');
+    await pipeline.steps.transfer(id);
+    await expectDoubtQueued(id, 'S300_IN_PROGRESS', 'TRANSFER');
+    await sleep(1000); // the sandbox chain's confirmations
+    await pipeline.resolveDoubt(id, 'TRANSFER', 0);
+    assert.deepEqual((await legs(id)).slice(2), ['SETTLEMENT_DELIVERED IN_TRANSIT->LIQUIDITY', 'SETTLEMENT_SENT TREASURY->IN_TRANSIT']);
+    assert.equal((await queuedJob(service.db, id))?.task, 'settlement.swap');
+  });
+
   test('the chain answers IN_DOUBT: asked on the schedule, then parked; nothing returned', async () => {
     const id = await waitingFor('TRANSFER');
     await fault(id, 'TRANSFER', 'send', 'IN_DOUBT');
