@@ -152,8 +152,11 @@ export async function startService(config: Config, log: Logger): Promise<Running
       db: pool, clock, lockMinutes: config.rateLockMinutes, directory,
       source: rateFeed ?? (config.mode === 'sandbox' ? sandboxRateSource : NO_RATE_SOURCE),
     });
-    // Real exchanges, chain and bank are new implementations of settlements/venues.ts.
-    const settlementPipeline = createPipeline({ db: pool, clock, venues: config.mode === 'sandbox' ? createSandboxVenues(pool) : NO_VENUES });
+    // Real exchanges, chain (a ChainTransfers) and bank are new implementations of settlements/venues.ts.
+    // Parked settlements are logged at error level with an `alarm` field.
+    const settlementPipeline = createPipeline({
+      db: pool, clock, venues: config.mode === 'sandbox' ? createSandboxVenues(pool) : NO_VENUES, alarm: log.child({ area: 'settlements' }),
+    });
     const settlements = createSettlementsService({ db: pool, clock, pipeline: settlementPipeline, directory });
     const taskList = buildTaskList({
       settlementPipeline,

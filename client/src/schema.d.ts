@@ -792,6 +792,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "settlement.review_opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A settlement step's outcome could not be established automatically: our operators review it; the settlement keeps its status meanwhile
+         * @description Signed as Standard Webhooks specifies (`webhook-id`: the eventId, the same on every retry; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h); 410 disables the endpoint.
+         */
+        post: operations["onSettlementReviewOpened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "settlement.review_resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Our operators resolved a settlement's review: it goes on (MOVED) or fails with its funds returned (NOT_MOVED)
+         * @description Signed as Standard Webhooks specifies (`webhook-id`: the eventId, the same on every retry; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h); 410 disables the endpoint.
+         */
+        post: operations["onSettlementReviewResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1338,6 +1378,78 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        SettlementReviewOpenedData: {
+            /** Format: uuid */
+            settlementId: string;
+            /**
+             * @description S100..S400 are unfinished; S500, S600 and S700 are final
+             * @enum {string}
+             */
+            settlementStatus: "S100_SCHEDULED" | "S200_RECEIVED" | "S300_IN_PROGRESS" | "S400_FIAT_WITHDRAWAL_IN_PROGRESS" | "S500_TERMINATED" | "S600_COMPLETED" | "S700_FAILED";
+            /** Format: uuid */
+            reviewId: string;
+            /**
+             * @description The step whose money is in question
+             * @enum {string}
+             */
+            step: "BUY" | "TRANSFER" | "SWAP" | "WITHDRAWAL";
+            /**
+             * @description VENUE_UNANSWERED: the venue could not say what it did with the step; CHAIN_IN_DOUBT: the chain's answer does not settle the transfer; ATTEMPTS_EXHAUSTED: the step kept failing after money may have left; FAILED_AFTER_MONEY_LEFT: the step failed for good after the stablecoin was delivered
+             * @enum {string}
+             */
+            reviewReason: "VENUE_UNANSWERED" | "CHAIN_IN_DOUBT" | "ATTEMPTS_EXHAUSTED" | "FAILED_AFTER_MONEY_LEFT";
+            /**
+             * Format: uuid
+             * @description The event's id (also the webhook-id header)
+             */
+            eventId: string;
+            /**
+             * Format: int32
+             * @description 1, 2, 3 … per settlement: keep the highest seen, ignore older ones
+             */
+            sequence: number;
+            detail: string;
+        } & {
+            [key: string]: unknown;
+        };
+        SettlementReviewResolvedData: {
+            /** Format: uuid */
+            settlementId: string;
+            /**
+             * @description S100..S400 are unfinished; S500, S600 and S700 are final
+             * @enum {string}
+             */
+            settlementStatus: "S100_SCHEDULED" | "S200_RECEIVED" | "S300_IN_PROGRESS" | "S400_FIAT_WITHDRAWAL_IN_PROGRESS" | "S500_TERMINATED" | "S600_COMPLETED" | "S700_FAILED";
+            /** Format: uuid */
+            reviewId: string;
+            /**
+             * @description The step whose money is in question
+             * @enum {string}
+             */
+            step: "BUY" | "TRANSFER" | "SWAP" | "WITHDRAWAL";
+            /**
+             * @description VENUE_UNANSWERED: the venue could not say what it did with the step; CHAIN_IN_DOUBT: the chain's answer does not settle the transfer; ATTEMPTS_EXHAUSTED: the step kept failing after money may have left; FAILED_AFTER_MONEY_LEFT: the step failed for good after the stablecoin was delivered
+             * @enum {string}
+             */
+            reviewReason: "VENUE_UNANSWERED" | "CHAIN_IN_DOUBT" | "ATTEMPTS_EXHAUSTED" | "FAILED_AFTER_MONEY_LEFT";
+            /**
+             * Format: uuid
+             * @description The event's id (also the webhook-id header)
+             */
+            eventId: string;
+            /**
+             * Format: int32
+             * @description 1, 2, 3 … per settlement: keep the highest seen, ignore older ones
+             */
+            sequence: number;
+            /**
+             * @description MOVED: the step's money moved and the settlement goes on; NOT_MOVED: it did not, the settlement fails and the funds are returned
+             * @enum {string}
+             */
+            outcome: "MOVED" | "NOT_MOVED";
+        } & {
+            [key: string]: unknown;
+        };
         /** @description A payout was created or changed payoutStatus */
         PayoutStatusChangedEvent: {
             /**
@@ -1414,6 +1526,44 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["SettlementStatusChangedData"];
         };
+        /** @description A settlement step's outcome could not be established automatically: our operators review it; the settlement keeps its status meanwhile */
+        SettlementReviewOpenedEvent: {
+            /**
+             * Format: uuid
+             * @description Also the `webhook-id` of its webhook deliveries
+             */
+            eventId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "settlement.review_opened";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["SettlementReviewOpenedData"];
+        };
+        /** @description Our operators resolved a settlement's review: it goes on (MOVED) or fails with its funds returned (NOT_MOVED) */
+        SettlementReviewResolvedEvent: {
+            /**
+             * Format: uuid
+             * @description Also the `webhook-id` of its webhook deliveries
+             */
+            eventId: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "settlement.review_resolved";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["SettlementReviewResolvedData"];
+        };
         /** @description A payout was created or changed payoutStatus */
         PayoutStatusChangedWebhook: {
             /** @enum {string} */
@@ -1458,6 +1608,28 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["SettlementStatusChangedData"];
         };
+        /** @description A settlement step's outcome could not be established automatically: our operators review it; the settlement keeps its status meanwhile */
+        SettlementReviewOpenedWebhook: {
+            /** @enum {string} */
+            type: "settlement.review_opened";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["SettlementReviewOpenedData"];
+        };
+        /** @description Our operators resolved a settlement's review: it goes on (MOVED) or fails with its funds returned (NOT_MOVED) */
+        SettlementReviewResolvedWebhook: {
+            /** @enum {string} */
+            type: "settlement.review_resolved";
+            /**
+             * Format: date-time
+             * @description When the change happened
+             */
+            timestamp: string;
+            data: components["schemas"]["SettlementReviewResolvedData"];
+        };
         /**
          * @description An event: its `type` says which `data` it carries. New types may be added: ignore the ones you do not know.
          * @example {
@@ -1474,7 +1646,7 @@ export interface components {
          *       }
          *     }
          */
-        Event: components["schemas"]["PayoutStatusChangedEvent"] | components["schemas"]["PayoutCancellationStatusChangedEvent"] | components["schemas"]["PayoutReviewStatusChangedEvent"] | components["schemas"]["SettlementStatusChangedEvent"];
+        Event: components["schemas"]["PayoutStatusChangedEvent"] | components["schemas"]["PayoutCancellationStatusChangedEvent"] | components["schemas"]["PayoutReviewStatusChangedEvent"] | components["schemas"]["SettlementStatusChangedEvent"] | components["schemas"]["SettlementReviewOpenedEvent"] | components["schemas"]["SettlementReviewResolvedEvent"];
         /**
          * @example {
          *       "movementId": "3f0c9a52-8e1b-4d7a-b6c2-91e4d0a7f513",
@@ -1829,13 +2001,13 @@ export interface components {
             /** @description https (production refuses addresses in private, loopback and link-local ranges); sandbox also accepts http to localhost */
             url: string;
             /** @description The event types to receive; default all */
-            eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed" | "settlement.review_opened" | "settlement.review_resolved")[];
         };
         CreateWebhookEndpointResponse: {
             /** Format: uuid */
             webhookEndpointId: string;
             url: string;
-            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed" | "settlement.review_opened" | "settlement.review_resolved")[];
             /** Format: date-time */
             creationTime: string;
             /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
@@ -1849,7 +2021,7 @@ export interface components {
             /** Format: uuid */
             webhookEndpointId: string;
             url: string;
-            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed" | "settlement.review_opened" | "settlement.review_resolved")[];
             /** Format: date-time */
             creationTime: string;
             /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
@@ -1861,7 +2033,7 @@ export interface components {
             /** Format: uuid */
             webhookEndpointId: string;
             url: string;
-            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed" | "settlement.review_opened" | "settlement.review_resolved")[];
             /** Format: date-time */
             creationTime: string;
             /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
@@ -1874,13 +2046,13 @@ export interface components {
             /** @description https (production refuses addresses in private, loopback and link-local ranges); sandbox also accepts http to localhost */
             url?: string;
             /** @description The event types to receive; default all */
-            eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            eventTypes?: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed" | "settlement.review_opened" | "settlement.review_resolved")[];
         };
         UpdateWebhookEndpointResponse: {
             /** Format: uuid */
             webhookEndpointId: string;
             url: string;
-            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed" | "settlement.review_opened" | "settlement.review_resolved")[];
             /** Format: date-time */
             creationTime: string;
             /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
@@ -1911,7 +2083,7 @@ export interface components {
             /** Format: uuid */
             webhookEndpointId: string;
             url: string;
-            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed" | "settlement.review_opened" | "settlement.review_resolved")[];
             /** Format: date-time */
             creationTime: string;
             /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
@@ -1927,7 +2099,7 @@ export interface components {
             /** Format: uuid */
             webhookEndpointId: string;
             url: string;
-            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed" | "settlement.review_opened" | "settlement.review_resolved")[];
             /** Format: date-time */
             creationTime: string;
             /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
@@ -1939,7 +2111,7 @@ export interface components {
             /** Format: uuid */
             webhookEndpointId: string;
             url: string;
-            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed")[];
+            eventTypes: ("payout.status_changed" | "payout.cancellation_status_changed" | "payout.review_status_changed" | "settlement.status_changed" | "settlement.review_opened" | "settlement.review_resolved")[];
             /** Format: date-time */
             creationTime: string;
             /** @description Extension: DISABLED once the endpoint answered 410 Gone or you disabled it; it then receives nothing until enabled (the events list still has everything) */
@@ -8708,6 +8880,64 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SettlementStatusChangedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: no retry */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSettlementReviewOpened: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettlementReviewOpenedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: no retry */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSettlementReviewResolved: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SettlementReviewResolvedWebhook"];
             };
         };
         responses: {

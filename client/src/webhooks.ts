@@ -60,8 +60,24 @@ export interface SettlementStatusChangedEvent {
   data: Schemas['Settlement'] & EventMeta & { previousStatus: SettlementStatus | null };
 }
 
+/** Our operators review a settlement whose step's outcome could not be established automatically; it keeps its status meanwhile. */
+export interface SettlementReviewOpenedEvent {
+  type: 'settlement.review_opened';
+  timestamp: string;
+  data: Schemas['SettlementReviewOpenedData'];
+}
+
+/** The review ended: MOVED (the settlement goes on) or NOT_MOVED (it fails and the funds are returned). */
+export interface SettlementReviewResolvedEvent {
+  type: 'settlement.review_resolved';
+  timestamp: string;
+  data: Schemas['SettlementReviewResolvedData'];
+}
+
 /** A webhook delivery's body, `{type, timestamp, data}`: narrow it with `switch (event.type)`. */
-export type WebhookEvent = PayoutStatusChangedEvent | PayoutCancellationStatusChangedEvent | PayoutReviewStatusChangedEvent | SettlementStatusChangedEvent;
+export type WebhookEvent =
+  | PayoutStatusChangedEvent | PayoutCancellationStatusChangedEvent | PayoutReviewStatusChangedEvent | SettlementStatusChangedEvent
+  | SettlementReviewOpenedEvent | SettlementReviewResolvedEvent;
 
 // Fails to compile when the document's event types and the union above differ.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -39,6 +39,7 @@ import { BACKUP_COMMANDS, BACKUP_USAGE, executeBackup } from './backup.ts';
 import { executePrefund, PREFUND_COMMANDS, PREFUND_LIST_COMMANDS, PREFUND_USAGE } from './prefund.ts';
 import { executeLedger, LEDGER_COMMANDS, LEDGER_USAGE } from './ledger.ts';
 import { CHAIN_COMMANDS, CHAIN_USAGE, executeChainReconcile } from './chain.ts';
+import { executeSettlements, SETTLEMENTS_COMMANDS, SETTLEMENTS_LIST_COMMANDS, SETTLEMENTS_USAGE } from './settlements.ts';
 
 export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
@@ -57,6 +58,7 @@ export const USAGE = `Usage: npm run admin -- <command> [options] [--json]
   webhooks enable ENDPOINT_ID
   payouts reviews [--all] [--limit N]
   payouts resolve REVIEW_ID --as PAID|NOT_PAID|RETRY|ACKNOWLEDGED --note TEXT [--actor NAME]
+${SETTLEMENTS_USAGE}
 ${PARTNERS_USAGE}
 ${PROVIDERS_USAGE}
 ${PREFUND_USAGE}
@@ -68,17 +70,20 @@ Payout reviews are payouts the service parked instead of guessing (a partner tha
 asked, a cancellation never settled, an answer contradicting the payout). Resolve one with what
 was established with the partner: PAID, NOT_PAID (never paid, or its money came back), RETRY
 (hand it back to the automatic steps) or ACKNOWLEDGED (nothing to change).
+Settlement reviews are settlements parked because a venue could not say whether a step's money
+moved. Resolve one with what was established with the venue: MOVED (the pipeline goes on from
+that step) or NOT_MOVED (the settlement fails and the source funds are returned).
 The client secret is printed once, by create and rotate; only its keyed hash is stored.`;
 
 const COMMANDS = new Set([
   'members list', 'members create', 'corridors list', 'corridors set',
   'clients create', 'clients list', 'clients rotate', 'clients revoke',
   'webhooks endpoints', 'webhooks failed', 'webhooks redeliver', 'webhooks enable', ...PARTNERS_COMMANDS,
-  'payouts reviews', 'payouts resolve', ...PROVIDERS_COMMANDS, ...PREFUND_COMMANDS, ...BACKUP_COMMANDS, ...LEDGER_COMMANDS, ...CHAIN_COMMANDS,
+  'payouts reviews', 'payouts resolve', ...SETTLEMENTS_COMMANDS, ...PROVIDERS_COMMANDS, ...PREFUND_COMMANDS, ...BACKUP_COMMANDS, ...LEDGER_COMMANDS, ...CHAIN_COMMANDS,
 ]);
 
 /** Commands that answer a list: with --json they print an array even when it has one row. */
-const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', ...PARTNERS_LIST_COMMANDS, 'payouts reviews', ...PROVIDERS_LIST_COMMANDS, ...PREFUND_LIST_COMMANDS]);
+const LIST_COMMANDS = new Set(['members list', 'corridors list', 'clients list', 'webhooks endpoints', 'webhooks failed', ...PARTNERS_LIST_COMMANDS, 'payouts reviews', ...SETTLEMENTS_LIST_COMMANDS, ...PROVIDERS_LIST_COMMANDS, ...PREFUND_LIST_COMMANDS]);
 
 
 const OPTIONS = {
@@ -100,6 +105,7 @@ const OPTIONS = {
   limit: { type: 'string' },
   all: { type: 'boolean' },
   as: { type: 'string' },
+  outcome: { type: 'string' },
   note: { type: 'string' },
   'base-url': { type: 'string' },
   enabled: { type: 'string' },
@@ -168,6 +174,11 @@ async function execute(db: Db, config: Config, clientSecretKey: Buffer, words: s
   if (words[0] === 'providers') return executeProviders(db, words.slice(0, 2).join(' '), words[2], values);
   if (words[0] === 'prefund') return executePrefund(db, words.slice(0, 2).join(' '), values);
   const actor = values.actor ?? os.userInfo().username;
+  if (SETTLEMENTS_COMMANDS.includes(words.slice(0, 2).join(' '))) {
+    return executeSettlements(db, words.slice(0, 2).join(' '), words.slice(2), {
+      actor, all: values.all === true, limit: parseLimit(values.limit), ...(values.outcome ? { outcome: values.outcome } : {}), ...(values.note ? { note: values.note } : {}),
+    });
+  }
   // Operators' member and corridor changes are audited in the transaction that makes them.
   const audited = <T>(work: (service: ReturnType<typeof createMembersService>) => Promise<T>) =>
     withTransaction(db, (client) => work(createMembersService({ db: client, audit: auditorFor(actor) })));

@@ -1,7 +1,10 @@
 // The events outbox: one row per status change, written in the transaction that made it.
 import type { Queryable } from '../platform/database/pool.ts';
 
-export const EVENT_TYPES = ['payout.status_changed', 'payout.cancellation_status_changed', 'payout.review_status_changed', 'settlement.status_changed'] as const;
+export const EVENT_TYPES = [
+  'payout.status_changed', 'payout.cancellation_status_changed', 'payout.review_status_changed', 'settlement.status_changed',
+  'settlement.review_opened', 'settlement.review_resolved',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface NewEvent {

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { PayoutCancellationStatusChangedData, PayoutReviewStatusChangedData, PayoutStatusChangedData } from '../payouts/event-schemas.ts';
 import { SettlementStatusChangedData } from '../settlements/schemas.ts';
+import { SettlementReviewOpenedData, SettlementReviewResolvedData } from '../settlements/event-schemas.ts';
 import { StringEnum } from '../platform/schema.ts';
 import { EVENT_TYPES, type EventType } from './repo.ts';
 import { EVENTS_PAGE_SIZE_DEFAULT, EVENTS_PAGE_SIZE_MAX } from './service.ts';
@@ -27,6 +28,14 @@ const EVENT_DOCS: Record<EventType, { name: string; data: TSchema; summary: stri
     summary: 'Our operators opened or resolved a review of a payout whose outcome at the partner could not be established automatically (its funds stay reserved meanwhile)',
   },
   'settlement.status_changed': { name: 'SettlementStatusChanged', data: SettlementStatusChangedData, summary: 'A settlement was created or changed settlementStatus' },
+  'settlement.review_opened': {
+    name: 'SettlementReviewOpened', data: SettlementReviewOpenedData,
+    summary: 'A settlement step\'s outcome could not be established automatically: our operators review it; the settlement keeps its status meanwhile',
+  },
+  'settlement.review_resolved': {
+    name: 'SettlementReviewResolved', data: SettlementReviewResolvedData,
+    summary: 'Our operators resolved a settlement\'s review: it goes on (MOVED) or fails with its funds returned (NOT_MOVED)',
+  },
 };
 
 const eventId = Type.String({ format: 'uuid', description: 'Also the `webhook-id` of its webhook deliveries' });

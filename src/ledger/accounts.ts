@@ -1,6 +1,6 @@
 // The ledger's accounts, named by what they hold. Only PREFUND accounts hold a member's money
 // and may never be overdrawn; the others are the service's own books.
-export type AccountKind = 'PREFUND' | 'PAYOUT_CLEARING' | 'FEES' | 'FUNDING' | 'SOURCE_FUNDS' | 'LIQUIDITY';
+export type AccountKind = 'PREFUND' | 'PAYOUT_CLEARING' | 'FEES' | 'FUNDING' | 'SOURCE_FUNDS' | 'LIQUIDITY' | 'TREASURY' | 'IN_TRANSIT';
 
 export interface AccountSpec {
   kind: AccountKind;
@@ -42,4 +42,14 @@ export const sourceFundsAccount = (sourceMemberId: string, currency: string): Ac
 /** The service's own pool in a currency, through which settlements pass. */
 export const liquidityAccount = (currency: string): AccountSpec => ({
   kind: 'LIQUIDITY', sourceMemberId: null, destinationMemberId: null, currency,
+});
+
+/** The stablecoin the service holds after a settlement's buy, before the chain carries it. */
+export const treasuryAccount = (currency: string): AccountSpec => ({
+  kind: 'TREASURY', sourceMemberId: null, destinationMemberId: null, currency,
+});
+
+/** The stablecoin on its way to a destination member: broadcast, not yet final. */
+export const inTransitAccount = (destinationMemberId: string, currency: string): AccountSpec => ({
+  kind: 'IN_TRANSIT', sourceMemberId: null, destinationMemberId, currency,
 });

@@ -79,10 +79,17 @@ export interface SettlementLegs {
   /** settlement_amt_received > 0 (a completed settlement that received nothing credits nothing). */
   received: boolean;
   ins: number;
+  buys: number;
+  sents: number;
+  delivereds: number;
   outs: number;
   refunds: number;
+  unwinds: number;
   others: number;
 }
+
+/** The legs a settlement posts (settlements/apply.ts). */
+const SETTLEMENT_LEGS = ['SETTLEMENT_IN', 'SETTLEMENT_BUY', 'SETTLEMENT_SENT', 'SETTLEMENT_DELIVERED', 'SETTLEMENT_OUT', 'SETTLEMENT_REFUND', 'SETTLEMENT_UNWIND'];
 
 export async function settlementLegsPage(db: Queryable, after: string | null, pageSizeMax: number): Promise<SettlementLegs[]> {
   const { rows } = await db.query<SettlementLegs>(
@@ -90,12 +97,16 @@ export async function settlementLegsPage(db: Queryable, after: string | null, pa
                     WHERE $1::uuid IS NULL OR settlement_id > $1::uuid ORDER BY settlement_id LIMIT $2)
      SELECT p.settlement_id::text AS "settlementId", p.settlement_status AS "settlementStatus", p.received,
             count(*) FILTER (WHERE t.reason = 'SETTLEMENT_IN' AND t.state = 'POSTED')::int AS ins,
+            count(*) FILTER (WHERE t.reason = 'SETTLEMENT_BUY' AND t.state = 'POSTED')::int AS buys,
+            count(*) FILTER (WHERE t.reason = 'SETTLEMENT_SENT' AND t.state = 'POSTED')::int AS sents,
+            count(*) FILTER (WHERE t.reason = 'SETTLEMENT_DELIVERED' AND t.state = 'POSTED')::int AS delivereds,
             count(*) FILTER (WHERE t.reason = 'SETTLEMENT_OUT' AND t.state = 'POSTED')::int AS outs,
             count(*) FILTER (WHERE t.reason = 'SETTLEMENT_REFUND' AND t.state = 'POSTED')::int AS refunds,
-            count(*) FILTER (WHERE t.reason IS NOT NULL AND (t.state <> 'POSTED' OR t.reason NOT IN ('SETTLEMENT_IN', 'SETTLEMENT_OUT', 'SETTLEMENT_REFUND')))::int AS others
+            count(*) FILTER (WHERE t.reason = 'SETTLEMENT_UNWIND' AND t.state = 'POSTED')::int AS unwinds,
+            count(*) FILTER (WHERE t.reason IS NOT NULL AND (t.state <> 'POSTED' OR t.reason <> ALL ($3::text[])))::int AS others
        FROM page p LEFT JOIN ledger_transfers t ON t.reference = p.settlement_id::text
       GROUP BY p.settlement_id, p.settlement_status, p.received ORDER BY p.settlement_id`,
-    [after, pageSizeMax],
+    [after, pageSizeMax, SETTLEMENT_LEGS],
   );
   return rows;
 }

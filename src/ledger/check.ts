@@ -65,17 +65,28 @@ export function payoutDifference(l: repo.PayoutLegs): string | undefined {
   return `status ${l.payoutStatus} but reservation ${reservation} (${l.reservations} legs), ${l.charges} late charges, ${l.reversals} reversals, ${l.others} other transfers`;
 }
 
-/** What each settlement status requires of its transfers (settlements/pipeline.ts). */
+/**
+ * What each settlement status requires of its transfers (settlements/apply.ts): the stablecoin's
+ * way leg by leg (bought, sent, delivered), the payout to the prefund once completed, and a failed
+ * one's funds returned and its undelivered stablecoin unwound. Every completed settlement has all its legs.
+ */
 export function settlementDifference(l: repo.SettlementLegs): string | undefined {
+  const bought = l.ins === 1 && l.buys === 1;
+  const onItsWay = l.sents >= l.delivereds && l.sents <= 1 && l.outs === 0 && l.refunds === 0 && l.unwinds === 0;
   let fits: boolean;
   switch (l.settlementStatus) {
-    case 'S600_COMPLETED': fits = l.ins === 1 && l.outs === (l.received ? 1 : 0) && l.refunds === 0; break;
-    case 'S700_FAILED': fits = l.outs === 0 && l.ins <= 1 && l.refunds === l.ins; break;
-    case 'S300_IN_PROGRESS': case 'S400_FIAT_WITHDRAWAL_IN_PROGRESS': fits = l.ins <= 1 && l.outs === 0 && l.refunds === 0; break;
-    default: fits = l.ins === 0 && l.outs === 0 && l.refunds === 0;
+    case 'S600_COMPLETED':
+      fits = bought && l.sents === 1 && l.delivereds === 1 && l.outs === (l.received ? 1 : 0) && l.refunds === 0 && l.unwinds === 0; break;
+    case 'S700_FAILED':
+      fits = l.outs === 0 && l.ins <= 1 && l.buys === l.ins && l.refunds === l.ins && l.sents <= l.buys && l.delivereds <= l.sents
+        && l.unwinds === l.buys - l.delivereds; break;
+    case 'S300_IN_PROGRESS': fits = bought && onItsWay; break;
+    case 'S400_FIAT_WITHDRAWAL_IN_PROGRESS': fits = bought && l.sents === 1 && l.delivereds === 1 && onItsWay; break;
+    default: fits = l.ins + l.buys + l.sents + l.delivereds + l.outs + l.refunds + l.unwinds === 0;
   }
   if (fits && l.others === 0) return undefined;
-  return `status ${l.settlementStatus} but ${l.ins} SETTLEMENT_IN, ${l.outs} SETTLEMENT_OUT, ${l.refunds} SETTLEMENT_REFUND, ${l.others} other transfers`;
+  return `status ${l.settlementStatus} but ${l.ins} SETTLEMENT_IN, ${l.buys} SETTLEMENT_BUY, ${l.sents} SETTLEMENT_SENT, `
+    + `${l.delivereds} SETTLEMENT_DELIVERED, ${l.outs} SETTLEMENT_OUT, ${l.refunds} SETTLEMENT_REFUND, ${l.unwinds} SETTLEMENT_UNWIND, ${l.others} other transfers`;
 }
 
 /** Pages through rows keyed by a text id; `read` answers a page and its last id (undefined at the end). */

@@ -116,3 +116,25 @@ export async function corridorTerms(db: Queryable, sourceMemberId: string, desti
   });
   return rows;
 }
+
+/** The destination member's wallet (where a settlement's stablecoin goes), or null when none is set. */
+export async function walletAddressOf(db: Queryable, memberId: string): Promise<string | null | undefined> {
+  const { rows } = await db.query<{ walletAddress: string | null }>(
+    `SELECT wallet_address AS "walletAddress" FROM members WHERE member_id = $1 AND kind = 'DESTINATION'`, [memberId]);
+  return rows[0]?.walletAddress;
+}
+
+/** Sets a destination member's wallet; answers the address before, or undefined when no such destination member. */
+export async function setWalletAddress(db: Queryable, memberId: string, walletAddress: string): Promise<{ before: string | null } | undefined> {
+  const { rows } = await db.query<{ before: string | null }>(
+    `UPDATE members m SET wallet_address = $2 FROM (SELECT wallet_address FROM members WHERE member_id = $1 FOR UPDATE) old
+      WHERE m.member_id = $1 AND m.kind = 'DESTINATION' RETURNING old.wallet_address AS before`,
+    [memberId, walletAddress],
+  );
+  return rows[0];
+}
+
+/** Gives every listed destination member without a wallet this one (the sandbox seed). */
+export async function seedWalletAddresses(db: Queryable, memberIds: string[], walletAddress: string): Promise<void> {
+  await db.query(`UPDATE members SET wallet_address = $2 WHERE member_id = ANY($1) AND kind = 'DESTINATION' AND wallet_address IS NULL`, [memberIds, walletAddress]);
+}

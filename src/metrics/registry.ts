@@ -136,6 +136,7 @@ function registerSnapshotGauges(registry: Registry, snapshot: () => Promise<Oper
   gauge('payouts', 'Payouts per status', ['status'], (s, set) => s.payoutsByStatus.forEach((row) => set({ status: row.label }, row.count)));
   gauge('payouts_in_doubt', 'Payouts whose partner call had no clear answer, waiting to be resolved', [], (s, set) => set({}, s.payoutsInDoubt));
   gauge('payout_reviews_open', 'Payouts parked for an operator (open payout reviews)', [], (s, set) => set({}, s.payoutReviewsOpen));
+  gauge('settlement_reviews_open', 'Settlements parked for an operator (open settlement reviews)', [], (s, set) => set({}, s.settlementReviewsOpen));
   gauge('settlements', 'Settlements per status', ['status'], (s, set) => s.settlementsByStatus.forEach((row) => set({ status: row.label }, row.count)));
   gauge('webhook_deliveries', 'Webhook deliveries per status (PENDING is the backlog, FAILED the given-up ones)', ['status'], (s, set) => s.webhookDeliveriesByStatus.forEach((row) => set({ status: row.label }, row.count)));
   // Exposition is floating point: totals above 2^53 minor units lose their last digits here (never in the ledger).

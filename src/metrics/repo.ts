@@ -29,6 +29,7 @@ export interface OperationalSnapshot {
   payoutsByStatus: CountBy[];
   payoutsInDoubt: number;
   payoutReviewsOpen: number;
+  settlementReviewsOpen: number;
   settlementsByStatus: CountBy[];
   webhookDeliveriesByStatus: CountBy[];
   ledger: LedgerRow[];
@@ -52,6 +53,7 @@ export async function readOperationalSnapshot(db: Queryable): Promise<Operationa
   const payoutsByStatus = await countBy(db, 'SELECT payout_status AS label, count(*)::int AS count FROM payouts GROUP BY payout_status');
   const doubt = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM payouts WHERE submission_state = 'IN_DOUBT'`);
   const reviews = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM payout_reviews WHERE resolved_at IS NULL');
+  const settlementReviews = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM settlement_reviews WHERE resolved_at IS NULL');
   const settlementsByStatus = await countBy(db, 'SELECT settlement_status AS label, count(*)::int AS count FROM settlements GROUP BY settlement_status');
   const webhookDeliveriesByStatus = await countBy(db, 'SELECT status AS label, count(*)::int AS count FROM webhook_deliveries GROUP BY status');
   const ledger = await db.query<{ currency: string; kind: string; credits: string; debits: string }>(
@@ -63,6 +65,7 @@ export async function readOperationalSnapshot(db: Queryable): Promise<Operationa
     payoutsByStatus,
     payoutsInDoubt: doubt.rows[0]?.count ?? 0,
     payoutReviewsOpen: reviews.rows[0]?.count ?? 0,
+    settlementReviewsOpen: settlementReviews.rows[0]?.count ?? 0,
     settlementsByStatus,
     webhookDeliveriesByStatus,
     ledger: ledger.rows.map((row) => ({ currency: row.currency, kind: row.kind, creditsCommitted: row.credits, debitsCommitted: row.debits })),

@@ -11,7 +11,7 @@ import { SANDBOX_PROVIDERS } from '../providers/catalogue.ts';
 import { fundingAccount, prefundAccount } from '../ledger/accounts.ts';
 import { createTransfers } from '../ledger/service.ts';
 import { parseAmount } from '../platform/money.ts';
-import { CORRIDORS, DEMO_CLIENTS, DEMO_PREFUND_AMOUNT, DEMO_SOURCE_MEMBERS, DESTINATION_MEMBERS } from './world.ts';
+import { CORRIDORS, DEMO_CLIENTS, DEMO_PREFUND_AMOUNT, DEMO_SOURCE_MEMBERS, DESTINATION_MEMBERS, SANDBOX_WALLET_ADDRESS } from './world.ts';
 
 export interface SeedOptions {
   db: Db;
@@ -64,6 +64,13 @@ const STEPS: Step[] = [
         ),
       );
       await createTransfers(client, groups, { twoPhase: false });
+    },
+  },
+  {
+    // settlements carry their stablecoin to the destination member's wallet: one fixed sandbox address
+    name: 'wallets',
+    async run(client) {
+      await members.seedWalletAddresses(client, DESTINATION_MEMBERS.map((m) => m.memberId), SANDBOX_WALLET_ADDRESS);
     },
   },
 ];

@@ -58,3 +58,6 @@ export const DEMO_CLIENTS: [DemoClient, DemoClient] = [
   { clientId: 'demo-source-1', memberId: 'DEMO_SOURCE_1', defaultSecret: 'demo-secret-1', scopes: ['payouts', 'settlements', 'member'] },
   { clientId: 'demo-source-2', memberId: 'DEMO_SOURCE_2', defaultSecret: 'demo-secret-2', scopes: ['payouts', 'settlements', 'member'] },
 ];
+
+/** The wallet every sandbox destination member receives settlements' stablecoin at (EIP-55 checksummed). */
+export const SANDBOX_WALLET_ADDRESS = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';

@@ -166,10 +166,14 @@ export async function setFailNextStep(db: Queryable, settlementId: string): Prom
   await db.query('UPDATE settlements SET fail_next_step = true WHERE settlement_id = $1', [settlementId]);
 }
 
-export type Step = 'BUY' | 'TRANSFER' | 'TRANSFER_CONFIRMED' | 'SWAP' | 'WITHDRAWAL' | 'WITHDRAWAL_CONFIRMED';
+/** A venue call's intent (*_REQUESTED, recorded before the call) or what it answered. */
+export type Step =
+  | 'BUY_REQUESTED' | 'BUY' | 'TRANSFER_REQUESTED' | 'TRANSFER' | 'TRANSFER_CONFIRMED'
+  | 'SWAP_REQUESTED' | 'SWAP' | 'WITHDRAWAL_REQUESTED' | 'WITHDRAWAL' | 'WITHDRAWAL_CONFIRMED';
+export type Steps = Map<Step, Record<string, string | number | null>>;
 
-export async function readSteps(db: Queryable, settlementId: string): Promise<Map<Step, Record<string, string | number>>> {
-  const { rows } = await db.query<{ step: Step; result: Record<string, string | number> }>(
+export async function readSteps(db: Queryable, settlementId: string): Promise<Steps> {
+  const { rows } = await db.query<{ step: Step; result: Record<string, string | number | null> }>(
     'SELECT step, result FROM settlement_steps WHERE settlement_id = $1',
     [settlementId],
   );
@@ -244,4 +248,10 @@ export async function corridorFigures(db: Queryable, sourceMemberId: string): Pr
     [sourceMemberId],
   );
   return rows;
+}
+
+/** When a step was recorded, or undefined. */
+export async function stepDoneAt(db: Queryable, settlementId: string, step: Step): Promise<Date | undefined> {
+  const { rows } = await db.query<{ doneAt: Date }>('SELECT done_at AS "doneAt" FROM settlement_steps WHERE settlement_id = $1 AND step = $2', [settlementId, step]);
+  return rows[0]?.doneAt;
 }

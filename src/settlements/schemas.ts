@@ -49,7 +49,7 @@ export const RateQuery = Type.Object(
 
 export const RateParams = Type.Object({ rateId: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
 
-const SettlementStatusSchema = StringEnum(
+export const SettlementStatusSchema = StringEnum(
   ['S100_SCHEDULED', 'S200_RECEIVED', 'S300_IN_PROGRESS', 'S400_FIAT_WITHDRAWAL_IN_PROGRESS', 'S500_TERMINATED', 'S600_COMPLETED', 'S700_FAILED'],
   { description: 'S100..S400 are unfinished; S500, S600 and S700 are final' },
 );

@@ -3,41 +3,32 @@
 // swaps it into the destination currency, the bank deposits that with the destination member.
 // Every call carries a reference (the settlement id and the step) and a venue must answer a
 // repeated reference as it answered the first time, so a retried step never moves money twice.
-// Amounts are exact decimal text. A venue throws VenueRefusal for a failure that retrying will
-// not mend; anything else it throws is retried.
+// Amounts are exact decimal text. A venue throws VenueRefusal for a refusal that is its word that
+// nothing was done and retrying will not mend; anything else it throws leaves the outcome unknown,
+// and the pipeline asks the venue by reference (the lookups below) before doing anything else.
 export class VenueRefusal extends Error {
   override name = 'VenueRefusal';
 }
 
-export interface SourceExchange {
+export interface SourceExchange extends SourceExchangeLookup {
   buy(order: { reference: string; currency: string; amount: string; asset: string }): Promise<{ orderId: string; assetAmount: string }>;
 }
 
-export interface Chain {
-  send(transfer: { reference: string; asset: string; amount: string; toAddress: string }): Promise<{ txHash: string }>;
-  confirmations(txHash: string): Promise<number>;
-  /** Confirmations after which a transfer is final. */
-  readonly requiredConfirmations: number;
-}
-
-export interface DestinationExchange {
+export interface DestinationExchange extends DestinationExchangeLookup {
   swap(order: { reference: string; asset: string; assetAmount: string; currency: string; rate: string }): Promise<{ orderId: string; proceeds: string }>;
 }
 
-export interface Bank {
+export interface Bank extends BankLookup {
   deposit(order: { reference: string; destinationMemberId: string; currency: string; amount: string }): Promise<{ depositId: string }>;
   status(depositId: string): Promise<'PENDING' | 'CONFIRMED'>;
 }
 
 export interface Venues {
   sourceExchange: SourceExchange;
-  chain: Chain;
+  /** The chain rail; its asset is the stablecoin a settlement buys. It sends to the destination member's wallet. */
+  chain: ChainTransfers;
   destinationExchange: DestinationExchange;
   bank: Bank;
-  /** The stablecoin the chain carries. */
-  asset: string;
-  /** Where the destination exchange receives it. */
-  depositAddress: string;
 }
 
 const notConnected = async (): Promise<never> => {
@@ -46,12 +37,10 @@ const notConnected = async (): Promise<never> => {
 
 /** Production until real venues are connected: every step is refused, nothing moves. */
 export const NO_VENUES: Venues = {
-  asset: 'USDC',
-  depositAddress: '',
-  sourceExchange: { buy: notConnected },
-  chain: { send: notConnected, confirmations: notConnected, requiredConfirmations: 1 },
-  destinationExchange: { swap: notConnected },
-  bank: { deposit: notConnected, status: notConnected },
+  sourceExchange: { buy: notConnected, findBuy: async () => ({ found: false }) },
+  chain: { asset: 'USDC', send: notConnected, status: async () => ({ state: 'UNKNOWN' }) },
+  destinationExchange: { swap: notConnected, findSwap: async () => ({ found: false }) },
+  bank: { deposit: notConnected, status: notConnected, findDeposit: async () => ({ found: false }) },
 };
 
 // ---------------------------------------------------------------------------------------------

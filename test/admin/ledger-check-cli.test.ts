@@ -91,7 +91,7 @@ test('a completed settlement without its legs: exit 1, the settlement named', as
     `UPDATE settlements SET settlement_status = 'S100_SCHEDULED', completion_time = NULL, settlement_amt_received = NULL WHERE settlement_id = $1`, [scheduled]);
   assert.equal(code, 1);
   assert.deepEqual(report.settlements.items.map((d) => d.id), [scheduled]);
-  assert.match(report.settlements.items[0]!.detail, /S600_COMPLETED but 0 SETTLEMENT_IN, 0 SETTLEMENT_OUT/);
+  assert.match(report.settlements.items[0]!.detail, /S600_COMPLETED but 0 SETTLEMENT_IN, 0 SETTLEMENT_BUY/);
 });
 
 test('a transfer referring to no payout: exit 1, the transfer named (runs last: transfers are never deleted)', async () => {

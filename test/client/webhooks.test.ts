@@ -78,6 +78,10 @@ function describe(event: WebhookEvent): string {
       return `${event.data.payoutId} review ${event.data.reviewStatus}`;
     case 'settlement.status_changed':
       return `${event.data.settlementId} ${event.data.settlementStatus}`;
+    case 'settlement.review_opened':
+      return `${event.data.settlementId} review of ${event.data.step} opened`;
+    case 'settlement.review_resolved':
+      return `${event.data.settlementId} review of ${event.data.step}: ${event.data.outcome}`;
   }
 }
 

@@ -14,6 +14,11 @@ import { DOUBT_CHECK_DELAYS_MS } from '../../src/payouts/doubt.ts';
 import { EVENT_TYPES, insertEvents } from '../../src/events/repo.ts';
 import { TYPED_EVENT_SCHEMAS } from '../../src/events/schemas.ts';
 import { DEMO } from '../support/http.ts';
+import { createPipeline } from '../../src/settlements/pipeline.ts';
+import { createSandboxVenues } from '../../src/settlements/sandbox-venues.ts';
+import { injectFault } from '../../src/settlements/sandbox-venue-repo.ts';
+import { DOUBT_CHECK_DELAYS_MS as SETTLEMENT_DOUBT_CHECK_DELAYS_MS } from '../../src/settlements/doubt.ts';
+import { resolveReview as resolveSettlementReview } from '../../src/settlements/review.ts';
 
 let service: TestService;
 let member: string;
@@ -46,6 +51,16 @@ test('events of every type, from real flows, match their documented schema', asy
     if (record['settlementStatus'] === 'S600_COMPLETED') break;
     await new Promise((r) => setTimeout(r, 250));
   }
+  // a settlement whose exchange never answers: parked for review, then resolved
+  const parked = String((await settlementApi(service.url, await token(service.url, { scope: 'settlements' })).settle('PARTNER_MX', { executionInterval: 'ONE_HOUR' }))['settlementId']);
+  await injectFault(service.db, `${parked}:BUY`, 'buy', 'TIMEOUT', 100);
+  await injectFault(service.db, `${parked}:BUY`, 'findBuy', 'TIMEOUT', 100);
+  const pipeline = createPipeline({ db: service.db, clock: { now: () => new Date() }, venues: createSandboxVenues(service.db) });
+  await pipeline.steps.start(parked, true);
+  await pipeline.steps.buy(parked);
+  await pipeline.resolveDoubt(parked, 'BUY', SETTLEMENT_DOUBT_CHECK_DELAYS_MS.length - 1);
+  const { rows } = await service.db.query('SELECT review_id FROM settlement_reviews WHERE settlement_id = $1', [parked]);
+  assert.equal((await resolveSettlementReview({ db: service.db, clock: { now: () => new Date() } }, rows[0].review_id, 'NOT_MOVED', 'test', 'typed events')).ok, true);
   const listed = await json<{ events: Array<{ type: string; data: unknown }> }>(
     await fetch(`${service.url}/v2/events?limit=100`, { headers: bearer(member) }));
   const { variants } = validators();

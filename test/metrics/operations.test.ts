@@ -75,6 +75,7 @@ describe('metrics', () => {
     assert.notEqual(seriesValue(text, 'db_pool_clients_waiting{pool="worker"}'), undefined);
     assert.equal(seriesValue(text, 'payouts_in_doubt'), 0);
     assert.equal(seriesValue(text, 'payout_reviews_open'), 0);
+    assert.equal(seriesValue(text, 'settlement_reviews_open'), 0);
     assert.ok(seriesValue(text, 'ledger_credits_committed_minor_units{currency="MXN",kind="PREFUND"}')! > 0);
     assert.match(text, /^job_queue_depth\{task="[^"]+"\} \d+$/m);
     assert.match(text, /^job_queue_oldest_due_age_seconds\{task="[^"]+"\} [\d.e+-]+$/m);

@@ -10,7 +10,8 @@ import { checkLedger } from '../../src/ledger/service.ts';
 import { createPipeline } from '../../src/settlements/pipeline.ts';
 import { NO_VENUES } from '../../src/settlements/venues.ts';
 import { createSandboxVenues } from '../../src/settlements/sandbox-venues.ts';
-import { settlementApi, type Json } from '../support/settlements.ts';
+import { injectFault } from '../../src/settlements/sandbox-venue-repo.ts';
+import { settlementApi, settlementControls, settlementTransfers, type Json } from '../support/settlements.ts';
 
 let service: TestService;
 let auth: string;
@@ -34,18 +35,8 @@ const advanced = async (id: string, body?: Json) => {
   assert.equal(response.status, 200);
   return json(response);
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Advances until the status changes (steps that wait for the chain or the bank may need a few). */
-async function advanceTo(id: string, status: string): Promise<Json> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const record = await advanced(id);
-    if (record['settlementStatus'] === status) return record;
-    assert.ok(Date.now() < deadline, `${id} did not reach ${status}; it is ${String(record['settlementStatus'])}`);
-    await sleep(100);
-  }
-}
+const advanceTo = (id: string, status: string) => settlementControls(service.url, auth).advanceTo(id, status);
 
 async function prefundMx(): Promise<number> {
   const list = await json<Array<{ memberId: string; prefundBalance: Array<{ balance: number }> }>>(
@@ -53,13 +44,7 @@ async function prefundMx(): Promise<number> {
   return list.find((m) => m.memberId === 'PARTNER_MX')!.prefundBalance[0]!.balance;
 }
 
-async function transfersOf(id: string) {
-  const { rows } = await service.db.query(
-    `SELECT t.reason, t.amount::text AS amount, t.currency, d.kind AS debit, c.kind AS credit FROM ledger_transfers t
-       JOIN ledger_accounts d ON d.account_id = t.debit_account_id JOIN ledger_accounts c ON c.account_id = t.credit_account_id
-      WHERE t.reference = $1 ORDER BY t.created_at, t.reason`, [id]);
-  return rows;
-}
+const transfersOf = (id: string) => settlementTransfers(service.db, id);
 
 async function venueCalls(id: string): Promise<string[]> {
   const { rows } = await service.db.query(`SELECT reference FROM sandbox_venue_operations WHERE reference LIKE $1 ORDER BY created_at`, [`${id}:%`]);
@@ -72,7 +57,10 @@ describe('a settlement\'s whole life, one step at a time', () => {
     const created = await settle({ settlementAmt: 1234.57 });
     const id = String(created['settlementId']);
     assert.equal((await advanced(id))['settlementStatus'], 'S300_IN_PROGRESS');
-    assert.deepEqual(await transfersOf(id), [{ reason: 'SETTLEMENT_IN', amount: '123457', currency: 'USD', debit: 'SOURCE_FUNDS', credit: 'LIQUIDITY' }]);
+    assert.deepEqual(await transfersOf(id), [
+      { reason: 'SETTLEMENT_BUY', amount: '1234570000', currency: 'USDC', debit: 'LIQUIDITY', credit: 'TREASURY' },
+      { reason: 'SETTLEMENT_IN', amount: '123457', currency: 'USD', debit: 'SOURCE_FUNDS', credit: 'LIQUIDITY' },
+    ], 'the source funds taken in, the stablecoin in the treasury');
     const s400 = await advanceTo(id, 'S400_FIAT_WITHDRAWAL_IN_PROGRESS');
     assert.equal(s400['pendingAmt'], 1234.57);
     assert.equal(s400['settlementAmtReceived'], null);
@@ -84,8 +72,10 @@ describe('a settlement\'s whole life, one step at a time', () => {
     assert.equal(done['pendingAmt'], 0);
     assert.ok(Date.parse(String(done['completionTime'])) >= Date.parse(String(done['creationTime'])));
     assert.equal(await prefundMx(), (Math.round(prefundBefore * 100) + Number(expectedCentavos)) / 100);
-    assert.deepEqual((await transfersOf(id)).map((t) => [t.reason, t.amount, t.currency]), [
-      ['SETTLEMENT_IN', '123457', 'USD'], ['SETTLEMENT_OUT', String(expectedCentavos), 'MXN'],
+    assert.deepEqual((await transfersOf(id)).map((t) => [t.reason, t.amount, t.currency, t.debit, t.credit]), [
+      ['SETTLEMENT_BUY', '1234570000', 'USDC', 'LIQUIDITY', 'TREASURY'], ['SETTLEMENT_IN', '123457', 'USD', 'SOURCE_FUNDS', 'LIQUIDITY'],
+      ['SETTLEMENT_SENT', '1234570000', 'USDC', 'TREASURY', 'IN_TRANSIT'], ['SETTLEMENT_DELIVERED', '1234570000', 'USDC', 'IN_TRANSIT', 'LIQUIDITY'],
+      ['SETTLEMENT_OUT', String(expectedCentavos), 'MXN', 'LIQUIDITY', 'PREFUND'],
     ]);
     assert.deepEqual(await venueCalls(id), ['BUY', 'TRANSFER', 'SWAP', 'WITHDRAWAL'], 'each venue asked once');
     const { rows } = await service.db.query(`SELECT sequence, data->>'settlementStatus' AS status, data->>'previousStatus' AS previous FROM events WHERE resource_id = $1 ORDER BY sequence`, [id]);
@@ -127,40 +117,51 @@ describe('failures', () => {
     await advanced(id);
     assert.equal((await advanced(id, { fail: true }))['settlementStatus'], 'S700_FAILED');
     assert.deepEqual((await transfersOf(id)).map((t) => [t.reason, t.amount, t.debit, t.credit]), [
-      ['SETTLEMENT_IN', '25050', 'SOURCE_FUNDS', 'LIQUIDITY'], ['SETTLEMENT_REFUND', '25050', 'LIQUIDITY', 'SOURCE_FUNDS'],
-    ]);
+      ['SETTLEMENT_BUY', '250500000', 'LIQUIDITY', 'TREASURY'], ['SETTLEMENT_IN', '25050', 'SOURCE_FUNDS', 'LIQUIDITY'],
+      ['SETTLEMENT_REFUND', '25050', 'LIQUIDITY', 'SOURCE_FUNDS'], ['SETTLEMENT_UNWIND', '250500000', 'TREASURY', 'LIQUIDITY'],
+    ], 'the source funds returned, the stablecoin still in the treasury back in the pool');
     assert.deepEqual(await venueCalls(id), ['BUY'], 'the chain was never asked');
     const { rows } = await service.db.query('SELECT failure_reason AS reason FROM settlements WHERE settlement_id = $1', [id]);
     assert.match(rows[0].reason, /sandbox/);
   });
 
-  test('fail during the fiat withdrawal: S400 -> S700_FAILED, source funds returned, the prefund untouched', async () => {
+  test('fail during the fiat withdrawal: the stablecoin was delivered, so the settlement parks in S400 for an operator; nothing is returned', async () => {
     const prefundBefore = await prefundMx();
     const id = String((await settle({ settlementAmt: 75.25 }))['settlementId']);
     await advanceTo(id, 'S400_FIAT_WITHDRAWAL_IN_PROGRESS');
-    const failed = await advanced(id, { fail: true });
-    assert.deepEqual([failed['settlementStatus'], failed['settlementAmtReceived'], failed['completionTime']], ['S700_FAILED', null, null]);
-    assert.deepEqual((await transfersOf(id)).map((t) => t.reason), ['SETTLEMENT_IN', 'SETTLEMENT_REFUND']);
+    const parked = await advanced(id, { fail: true });
+    assert.deepEqual([parked['settlementStatus'], parked['settlementAmtReceived'], parked['completionTime']], ['S400_FIAT_WITHDRAWAL_IN_PROGRESS', null, null]);
+    assert.ok(!(await transfersOf(id)).some((t) => t.reason === 'SETTLEMENT_REFUND'), 'no refund: the destination member may hold the money');
     assert.deepEqual(await venueCalls(id), ['BUY', 'TRANSFER', 'SWAP'], 'the bank was never asked');
     assert.equal(await prefundMx(), prefundBefore);
-    const { rows } = await service.db.query(`SELECT data->>'previousStatus' AS previous FROM events WHERE resource_id = $1 AND sequence = 4`, [id]);
-    assert.equal(rows[0].previous, 'S400_FIAT_WITHDRAWAL_IN_PROGRESS');
+    const { rows } = await service.db.query(`SELECT step, reason FROM settlement_reviews WHERE settlement_id = $1 AND resolved_at IS NULL`, [id]);
+    assert.deepEqual(rows.map((r) => [r.step, r.reason]), [['WITHDRAWAL', 'FAILED_AFTER_MONEY_LEFT']]);
+    const events = await service.db.query(`SELECT type FROM events WHERE resource_id = $1 AND sequence = 4`, [id]);
+    assert.equal(events.rows[0].type, 'settlement.review_opened');
+    assert.equal((await advanced(id))['settlementStatus'], 'S400_FIAT_WITHDRAWAL_IN_PROGRESS', 'a parked settlement does not move on its own');
   });
 
-  test('a venue that refuses, or a step on its last attempt, fails the settlement for good', async () => {
+  test('a venue that refuses before anything moved fails the settlement; a job that used its attempts after money left parks it', async () => {
     const refusing = createPipeline({ db: service.db, clock: { now: () => new Date() }, venues: NO_VENUES });
     const helpers = (attempts: number) => ({ job: { attempts, max_attempts: 10 }, logger: { error: () => undefined } }) as unknown as JobHelpers;
     const refused = String((await settle())['settlementId']);
     await refusing.tasks['settlement.buy']!({ settlementId: refused }, helpers(1));
     const { rows } = await service.db.query('SELECT settlement_status AS s, failure_reason AS reason FROM settlements WHERE settlement_id = $1', [refused]);
     assert.deepEqual([rows[0].s, rows[0].reason], ['S700_FAILED', 'buy: no venue is connected']);
+    assert.deepEqual(await transfersOf(refused), [], 'nothing was taken in');
 
-    const broken = createPipeline({ db: service.db, clock: { now: () => new Date() }, venues: { ...NO_VENUES, sourceExchange: { buy: async () => { throw new Error('timeout'); } } } });
+    const sandbox = createPipeline({ db: service.db, clock: { now: () => new Date() }, venues: createSandboxVenues(service.db) });
     const flaky = String((await settle())['settlementId']);
-    await assert.rejects(async () => broken.tasks['settlement.buy']!({ settlementId: flaky }, helpers(3)), /timeout/, 'retried while attempts remain');
-    await broken.tasks['settlement.buy']!({ settlementId: flaky }, helpers(10));
+    await advanceTo(flaky, 'S400_FIAT_WITHDRAWAL_IN_PROGRESS');
+    await advanced(flaky); // the deposit is requested
+    await injectFault(service.db, `${flaky}:WITHDRAWAL`, 'depositStatus', 'TIMEOUT', 2);
+    await assert.rejects(async () => sandbox.tasks['settlement.withdraw']!({ settlementId: flaky }, helpers(3)), /timed out/, 'retried while attempts remain');
+    await sandbox.tasks['settlement.withdraw']!({ settlementId: flaky }, helpers(10));
     const last = await service.db.query('SELECT settlement_status AS s FROM settlements WHERE settlement_id = $1', [flaky]);
-    assert.equal(last.rows[0].s, 'S700_FAILED');
+    assert.equal(last.rows[0].s, 'S400_FIAT_WITHDRAWAL_IN_PROGRESS', 'the last attempt does not fail a settlement whose money left');
+    const review = await service.db.query('SELECT step, reason FROM settlement_reviews WHERE settlement_id = $1', [flaky]);
+    assert.deepEqual(review.rows.map((r) => [r.step, r.reason]), [['WITHDRAWAL', 'ATTEMPTS_EXHAUSTED']]);
+    assert.ok(!(await transfersOf(flaky)).some((t) => t.reason === 'SETTLEMENT_REFUND'));
   });
 });
 
@@ -170,11 +171,12 @@ describe('nothing twice', () => {
     const pipeline = createPipeline({ db: service.db, clock: { now: () => new Date() }, venues: createSandboxVenues(service.db) });
     await Promise.all(Array.from({ length: 10 }, () => pipeline.steps.buy(id)));
     assert.deepEqual(await venueCalls(id), ['BUY']);
-    assert.equal((await transfersOf(id)).length, 1);
+    assert.deepEqual((await transfersOf(id)).map((t) => t.reason), ['SETTLEMENT_BUY', 'SETTLEMENT_IN']);
     await Promise.all(Array.from({ length: 10 }, () => pipeline.steps.transfer(id)));
     assert.deepEqual(await venueCalls(id), ['BUY', 'TRANSFER']);
-    const { rows } = await service.db.query(`SELECT step FROM settlement_steps WHERE settlement_id = $1 ORDER BY done_at`, [id]);
-    assert.deepEqual(rows.map((r) => r.step), ['BUY', 'TRANSFER']);
+    assert.deepEqual((await transfersOf(id)).map((t) => t.reason), ['SETTLEMENT_BUY', 'SETTLEMENT_IN', 'SETTLEMENT_SENT']);
+    const { rows } = await service.db.query(`SELECT step FROM settlement_steps WHERE settlement_id = $1 ORDER BY done_at, step`, [id]);
+    assert.deepEqual(rows.map((r) => r.step), ['BUY_REQUESTED', 'BUY', 'TRANSFER_REQUESTED', 'TRANSFER']);
     const events = await service.db.query(`SELECT count(*)::int AS n FROM events WHERE resource_id = $1`, [id]);
     assert.equal(events.rows[0].n, 2, 'created, then S300 once');
   });

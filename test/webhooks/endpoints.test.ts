@@ -59,7 +59,8 @@ describe('the endpoints API', () => {
 
   test('eventTypes left out means every type', async () => {
     const created = await json(await post({ url: 'http://localhost:9/hooks' }));
-    assert.deepEqual(created['eventTypes'], ['payout.status_changed', 'payout.cancellation_status_changed', 'payout.review_status_changed', 'settlement.status_changed']);
+    assert.deepEqual(created['eventTypes'], ['payout.status_changed', 'payout.cancellation_status_changed', 'payout.review_status_changed', 'settlement.status_changed',
+      'settlement.review_opened', 'settlement.review_resolved']);
     assert.equal((await remove(created['webhookEndpointId'] as string)).status, 204);
   });
 
