@@ -18,7 +18,7 @@ export const PartnerSettlementNotice = Type.Object(
     settlementId: SettlementId,
     sourceMemberId: Type.String({ minLength: 1, maxLength: 50, description: 'Whose prefund account with the partner is credited' }),
     asset: Type.String({ pattern: '^[A-Z0-9]{2,10}$', description: 'The stablecoin sent on chain, e.g. USDC' }),
-    assetAmount: Amount('The stablecoin amount sent'),
+    assetAmount: Type.String({ pattern: DECIMAL, description: 'The stablecoin amount sent; exact decimal text, never a JSON number' }),
     destinationCcy: Currency,
     creditAmount: Amount('What the partner credits: settlementAmt * rate, half-up to the currency\'s minor unit'),
     rate: Type.String({ pattern: DECIMAL, description: 'The locked rate, exact decimal text' }),

@@ -99,11 +99,13 @@ export function createPartnerSettlementVenues(options: PartnerSettlementVenuesOp
     if (!creditsAgree({ amount: creditAmount, currency: row.destinationCcy }, { amount: order.amount, currency: order.currency })) {
       throw new VenueRefusal(`deposit of ${order.amount} ${order.currency}: the settlement agreed ${creditAmount} ${row.destinationCcy}`);
     }
-    const transfer = (await repo.readSteps(db, row.settlementId)).get('TRANSFER');
-    if (!transfer) throw new Error(`settlement ${row.settlementId}: no chain transfer recorded before its deposit`);
+    const steps = await repo.readSteps(db, row.settlementId);
+    const bought = steps.get('BUY');
+    const transfer = steps.get('TRANSFER_CONFIRMED') ?? steps.get('TRANSFER');
+    if (!bought || !transfer) throw new Error(`settlement ${row.settlementId}: no stablecoin bought and sent before its deposit`);
     return {
       reference: order.reference, settlementId: row.settlementId, sourceMemberId: row.sourceMemberId, asset: options.asset,
-      assetAmount: String(transfer['amount']), destinationCcy: row.destinationCcy, creditAmount, rate: row.rate,
+      assetAmount: String(bought['assetAmount']), destinationCcy: row.destinationCcy, creditAmount, rate: row.rate,
       ...(transfer['txHash'] !== undefined ? { txHash: String(transfer['txHash']) } : {}),
     };
   }
