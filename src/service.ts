@@ -22,8 +22,7 @@ import { createRatesService } from './settlements/rates.ts';
 import { createSettlementsService } from './settlements/service.ts';
 import { createPipeline } from './settlements/pipeline.ts';
 import { createDirectory } from './members/directory.ts';
-import { createSandboxVenues } from './settlements/sandbox-venues.ts';
-import { NO_VENUES } from './settlements/venues.ts';
+import { connectVenues, type ConnectedVenues } from './settlements/connect-venues.ts';
 import { NO_RATE_SOURCE } from './settlements/rate-source.ts';
 import { sandboxRateSource } from './settlements/sandbox-rates.ts';
 import { createHttpRateSource } from './settlements/http-rate-source.ts';
@@ -87,6 +86,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   let webhookWorkers: Workers | undefined;
   let sender: Sender | undefined;
   let partnerRails: PartnerRails | undefined;
+  let settlementVenues: ConnectedVenues | undefined;
   let app: FastifyInstance | undefined;
   let rateLimits: SharedRateLimit | undefined;
   let rateFeed: ReturnType<typeof createHttpRateSource> | undefined;
@@ -100,6 +100,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     await sender?.close();
     await partnerRails?.close();
     await rateFeed?.close();
+    await settlementVenues?.close();
     await db?.end();
     await embedded?.stop();
   };
@@ -152,11 +153,15 @@ export async function startService(config: Config, log: Logger): Promise<Running
       db: pool, clock, lockMinutes: config.rateLockMinutes, directory,
       source: rateFeed ?? (config.mode === 'sandbox' ? sandboxRateSource : NO_RATE_SOURCE),
     });
-    // Real exchanges, chain (a ChainTransfers) and bank are new implementations of settlements/venues.ts.
+    // Settlement venues by mode and CHAIN_* (settlements/connect-venues.ts).
     // Parked settlements are logged at error level with an `alarm` field.
-    const settlementPipeline = createPipeline({
-      db: pool, clock, venues: config.mode === 'sandbox' ? createSandboxVenues(pool) : NO_VENUES, alarm: log.child({ area: 'settlements' }),
+    const connected = await connectVenues({
+      mode: config.mode === 'sandbox' ? 'sandbox' : 'production', db: pool, chain: config.chain, signingKey: serviceKey,
+      treasuryPeggedCurrencies: config.treasuryPeggedCurrencies,
     });
+    settlementVenues = connected;
+    log.info({ venues: connected.description }, 'settlement venues');
+    const settlementPipeline = createPipeline({ db: pool, clock, venues: connected.venues, alarm: log.child({ area: 'settlements' }) });
     const settlements = createSettlementsService({ db: pool, clock, pipeline: settlementPipeline, directory });
     const taskList = buildTaskList({
       settlementPipeline,
