@@ -11,6 +11,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { privateKeyToAccount } from 'viem/accounts';
+import { createChainClient } from '../src/chain/connect.ts';
+import { deployTestStablecoin } from '../src/chain/deploy.ts';
+import { DEV_KEYS, LOCAL_CHAIN_ID, startHardhat } from '../test/support/hardhat.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -249,8 +254,51 @@ async function productionFigure(dataDir: string): Promise<Omit<Figure, 'ratioToC
   }
 }
 
-const IMMEDIATE_BATCH = 1000;
+const IMMEDIATE_BATCH = Number(process.env['BENCH_SETTLEMENTS'] ?? 1000);
 const IMMEDIATE_BATCH_LIMIT_S = 60;
+
+/**
+ * 1,000 IMMEDIATE settlements over a real chain: Hardhat's node (a block every second, several
+ * transfers in each), the test stablecoin, and the sandbox service with CHAIN_* set, so every
+ * settlement's stablecoin is a signed ERC-20 transfer from the treasury that must reach its
+ * confirmations before the settlement goes on.
+ */
+async function chainBatch(dataDir: string): Promise<{ created: number; completed: number; seconds: number; transfers: number; blocks: number; perBlockMax: number }> {
+  const chainDir = path.join(dataDir, 'chain');
+  await fs.mkdir(chainDir);
+  const node = await startHardhat();
+  let service: Running | undefined;
+  try {
+    const client = createChainClient(node.url, 100);
+    const treasury = privateKeyToAccount(DEV_KEYS.treasury).address;
+    const token = await deployTestStablecoin(client, node.url, {
+      deployerKey: DEV_KEYS.deployer, chainId: LOCAL_CHAIN_ID, symbol: 'USDC', decimals: 6, mint: [{ to: treasury, units: 10n ** 15n }],
+    });
+    await node.request('evm_setAutomine', [false]);
+    await node.request('evm_setIntervalMining', [1000]);
+    service = await start('src/main.ts', {
+      LOG_LEVEL: 'info', PORT: '0', DATA_DIR: chainDir, RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_WORKERS: '0', WORKERS: '8',
+      CHAIN_RPC_URL: node.url, CHAIN_ID: String(LOCAL_CHAIN_ID), CHAIN_TOKEN_ADDRESS: token.address, CHAIN_TREASURY_KEY: DEV_KEYS.treasury,
+      CHAIN_CONFIRMATIONS: '2', CHAIN_POLL_MS: '250',
+    }, path.join(chainDir, 'service.log'));
+    const batch = await immediateBatch(service.url, await tokenFor(service.url, BASIC, 'settlements'), IMMEDIATE_BATCH);
+    const { url } = JSON.parse(await fs.readFile(path.join(chainDir, 'runtime.json'), 'utf8')) as { url: string };
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      const { rows: [row] } = await db.query<{ transfers: number; blocks: number; perBlockMax: number }>(
+        `SELECT count(*)::int AS transfers, count(DISTINCT block_number)::int AS blocks,
+                coalesce(max(n), 0)::int AS "perBlockMax"
+           FROM chain_transfers LEFT JOIN (SELECT block_number AS b, count(*) AS n FROM chain_transfers GROUP BY block_number) per ON per.b = block_number`);
+      return { ...batch, ...row! };
+    } finally {
+      await db.end();
+    }
+  } finally {
+    if (service) await stop(service);
+    await node.stop();
+  }
+}
 
 const BASIC = `Basic ${Buffer.from('demo-source-1:demo-secret-1').toString('base64')}`;
 
@@ -416,6 +464,8 @@ async function main() {
     }
     const batch = await immediateBatch(service.url, settlementsToken, IMMEDIATE_BATCH);
     process.stdout.write(`${IMMEDIATE_BATCH} immediate settlements: ${batch.created} created, ${batch.completed} completed in ${batch.seconds} s\n`);
+    const chain = await chainBatch(dataDir);
+    process.stdout.write(`${IMMEDIATE_BATCH} immediate settlements over a local chain: ${chain.completed} completed in ${chain.seconds} s, ${chain.transfers} transfers in ${chain.blocks} blocks (at most ${chain.perBlockMax} in one)\n`);
     const webhooks = await webhookBatch(service, dataDir);
     process.stdout.write(`${WEBHOOK_BATCH} webhook deliveries: ${webhooks.delivered} delivered in ${webhooks.seconds} s, ${webhooks.perSecond}/s\n`);
     const production = await productionFigure(dataDir);
@@ -440,6 +490,10 @@ async function main() {
         settlements: IMMEDIATE_BATCH, secondsMax: IMMEDIATE_BATCH_LIMIT_S, ...batch,
         met: batch.created === IMMEDIATE_BATCH && batch.completed === IMMEDIATE_BATCH && batch.seconds <= IMMEDIATE_BATCH_LIMIT_S,
       },
+      chainBatch: {
+        settlements: IMMEDIATE_BATCH, secondsMax: IMMEDIATE_BATCH_LIMIT_S, ...chain,
+        met: chain.created === IMMEDIATE_BATCH && chain.completed === IMMEDIATE_BATCH && chain.seconds <= IMMEDIATE_BATCH_LIMIT_S && chain.perBlockMax > 1,
+      },
       mockStart: { msMax: 1000, startMs: mock.startMs, met: mock.startMs < 1000 },
       webhookDelivery: {
         deliveries: WEBHOOK_BATCH, perSecondMin: 1000, ...webhooks,
@@ -463,4 +517,13 @@ async function main() {
   }
 }
 
-await main();
+if (process.env['BENCH_ONLY'] === 'chain') {
+  // `BENCH_ONLY=chain npm run bench`: the settlements over a local chain alone
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-'));
+  await fs.chmod(dataDir, 0o755); // the embedded PostgreSQL's own user reaches its directory inside
+  const chain = await chainBatch(dataDir);
+  process.stdout.write(`${JSON.stringify(chain)}\n`);
+  await fs.rm(dataDir, { recursive: true, force: true });
+} else {
+  await main();
+}
