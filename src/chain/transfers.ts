@@ -38,7 +38,7 @@
 //    the next call touching the account.
 // Reorganisations deeper than the required confirmations are not watched for after CONFIRMED.
 import {
-  encodeFunctionData, erc20Abi, isAddress, keccak256, parseTransaction, recoverTransactionAddress, TransactionReceiptNotFoundError,
+  BaseError, encodeFunctionData, ExecutionRevertedError, erc20Abi, isAddress, keccak256, parseTransaction, recoverTransactionAddress, TransactionReceiptNotFoundError,
   type Address, type Hex, type PublicClient, type TransactionReceipt, type TransactionSerializedEIP1559,
 } from 'viem';
 import type { Db } from '../platform/database/pool.ts';
@@ -124,6 +124,11 @@ async function recordIntent(rail: Rail, reference: string, toAddress: Address, u
     rail.client.estimateGas({ account: rail.address, to: rail.token.address, data }),
     rail.client.getTransactionCount({ address: rail.address, blockTag: 'pending' }),
   ]).catch((error: unknown) => {
+    // the node ran the transfer and it reverts (a paused token, a blocked recipient, a treasury short of
+    // funds): its word that the transfer cannot go now; nothing is recorded or signed, so nothing moved
+    if (error instanceof BaseError && error.walk((e) => e instanceof ExecutionRevertedError)) {
+      throw new VenueRefusal(`the token refuses the transfer: ${error.shortMessage}`);
+    }
     throw new ChainNodeError(`the node could not price the transfer: ${(error as Error).message}`, { cause: error });
   });
   const gas = (gasEstimate * GAS_MARGIN_PER_MILLE) / 1000n;

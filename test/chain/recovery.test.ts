@@ -4,6 +4,7 @@
 // whose nonce was used is NOT_SENT; an unsigned transfer never blocks the later ones.
 import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { VenueRefusal } from '../../src/settlements/venues.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -188,4 +189,25 @@ test('nonces used by the treasury key outside the rail are skipped, not reused: 
   await mine(world, 2);
   assert.equal((await rail.status('skip-1')).state, 'CONFIRMED');
   assert.equal(await world.balanceOf(recipient(18)), 2_000_000n);
+});
+
+test('a transfer the token refuses before anything is signed (paused, or more than the treasury holds) is a VenueRefusal, with nothing recorded', async () => {
+  const rail = await world.rail();
+  const to = recipient(13);
+  const nonceBefore = await world.client.getTransactionCount({ address: world.treasury });
+  await world.ownerCall('pause');
+  try {
+    await assert.rejects(rail.send({ reference: 'refused-1', amount: '2', toAddress: to }), (error: Error) => {
+      assert.ok(error instanceof VenueRefusal, String(error));
+      assert.match(error.message, /the token refuses the transfer/);
+      return true;
+    });
+  } finally {
+    await world.ownerCall('unpause');
+  }
+  await assert.rejects(rail.send({ reference: 'refused-2', amount: '999999999999', toAddress: to }), VenueRefusal);
+  assert.deepEqual(await rail.status('refused-1'), { state: 'UNKNOWN' });
+  assert.deepEqual(await rail.status('refused-2'), { state: 'UNKNOWN' });
+  assert.equal(await world.client.getTransactionCount({ address: world.treasury }), nonceBefore);
+  assert.equal(await world.balanceOf(to), 0n);
 });

@@ -152,3 +152,40 @@ test('SIGKILL with settlements in flight, then a restart: each completes exactly
   assert.equal(rows[0]!.n, ids.length);
   await expectBooksAgree(unitsOf('125.50') + amounts.reduce((sum, a) => sum + unitsOf(a), 0n));
 });
+
+test('a transfer the token refuses (paused): nothing left the treasury, so the settlement fails and its funds go back; the books still agree', { timeout: 120_000 }, async () => {
+  const owner = privateKeyToAccount(DEV_KEYS.deployer).address;
+  const ownerCall = async (data: `0x${string}`) => {
+    const hash = await node.request<`0x${string}`>('eth_sendTransaction', [{ from: owner, to: tokenAddress, data }]);
+    await client().waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  };
+  const walletBefore = await balanceOf(WALLET);
+  await ownerCall('0x8456cb59'); // pause()
+  try {
+    const id = (await settle('40.00'))['settlementId'] as string;
+    const deadline = Date.now() + 60_000;
+    let state: { status: string; parked: boolean } | undefined;
+    for (;;) {
+      const { rows: [row] } = await db.query<{ status: string; parked: boolean }>(
+        `SELECT s.settlement_status AS status, EXISTS (SELECT 1 FROM settlement_reviews r WHERE r.settlement_id = s.settlement_id AND r.resolved_at IS NULL) AS parked
+           FROM settlements s WHERE s.settlement_id = $1`, [id]);
+      state = row;
+      if (state && (state.status === 'S700_FAILED' || state.parked)) break;
+      if (Date.now() >= deadline) {
+        const dbg = await db.query(`SELECT reference, state, nonce, tx_hash, reason FROM chain_transfers`);
+        const steps = await db.query(`SELECT * FROM settlement_steps WHERE settlement_id = $1`, [id]);
+        const jobs = await db.query(`SELECT t.identifier, j.run_at, j.attempts, j.last_error FROM graphile_worker._private_jobs j JOIN graphile_worker._private_tasks t ON t.id = j.task_id`);
+        assert.fail(JSON.stringify({ state, chain: dbg.rows, steps: steps.rows, jobs: jobs.rows }, null, 1));
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.deepEqual(state, { status: 'S700_FAILED', parked: false });
+    assert.equal(await balanceOf(WALLET), walletBefore);
+    const { rows: legs } = await db.query<{ reason: string }>(`SELECT reason FROM ledger_transfers WHERE reference = $1 ORDER BY created_at, reason`, [id]);
+    assert.ok(legs.some((l) => l.reason === 'SETTLEMENT_REFUND'), JSON.stringify(legs));
+  } finally {
+    await ownerCall('0x3f4ba83a'); // unpause()
+  }
+  const report = await checkLedgerFully(db);
+  assert.deepEqual([report.accountTotals, report.unbalancedCurrencies, report.settlements, report.danglingTransfers].map((l) => l.count), [0, 0, 0, 0], JSON.stringify(report));
+});
