@@ -13,9 +13,8 @@ import pg from 'pg';
 import { seedForProduction, spawnService, type ChildService } from '../support/service.ts';
 import { token } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
-import { spawnReferencePartner, type ReferencePartner } from '../support/reference-partner.ts';
+import { connectReferencePartner, spawnReferencePartner, type ReferencePartner } from '../support/reference-partner.ts';
 import type { Behaviour } from '../../partner/server.ts';
-import { createPartnersAdmin } from '../../src/partners/admin.ts';
 import { checkLedger } from '../../src/ledger/service.ts';
 
 const PAYOUTS = 48;
@@ -70,10 +69,7 @@ before(async () => {
   const { url } = JSON.parse(await fs.readFile(path.join(dataDir, 'runtime.json'), 'utf8')) as { url: string };
   db = new pg.Pool({ connectionString: url, max: 3 });
   db.on('error', () => undefined); // idle connections end when the killed service's database restarts
-  const admin = createPartnersAdmin({ db, actor: 'proof' });
-  assert.ok((await admin.addKey('PARTNER_MX', partner.keyId, partner.publicKey)).ok);
-  assert.ok((await admin.setConnection('PARTNER_MX', partner.url, true)).ok);
-  await new Promise((r) => setTimeout(r, 600)); // every process reads the connection within PARTNER_CONNECTIONS_REFRESH_MS
+  await connectReferencePartner(db, partner);
 });
 after(async () => {
   await db?.end();

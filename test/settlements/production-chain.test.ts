@@ -16,13 +16,12 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClient } from '../../src/chain/connect.ts';
 import { deployTestStablecoin } from '../../src/chain/deploy.ts';
 import { checkLedgerFully } from '../../src/ledger/check.ts';
-import { createPartnersAdmin } from '../../src/partners/admin.ts';
 import { SANDBOX_WALLET_ADDRESS } from '../../src/sandbox/world.ts';
 import { databaseEnvFor } from '../support/database.ts';
 import { DEV_KEYS, LOCAL_CHAIN_ID, startHardhat, type HardhatNode } from '../support/hardhat.ts';
 import { token } from '../support/http.ts';
 import { spawnPriceFeed, type PriceFeed } from '../support/price-feed.ts';
-import { spawnReferencePartner, type ReferencePartner } from '../support/reference-partner.ts';
+import { connectReferencePartner, spawnReferencePartner, type ReferencePartner } from '../support/reference-partner.ts';
 import { seedForProduction, spawnService, type ChildService } from '../support/service.ts';
 import { creditOf, settlementApi, type Json } from '../support/settlements.ts';
 
@@ -78,10 +77,7 @@ before(async () => {
     ?? (JSON.parse(await fs.readFile(path.join(seeded.dataDir, 'runtime.json'), 'utf8')) as { url: string }).url;
   db = new pg.Pool({ connectionString: url, max: 3 });
   db.on('error', () => undefined); // idle connections may end when the killed service's database restarts
-  const admin = createPartnersAdmin({ db, actor: 'proof' });
-  assert.ok((await admin.addKey('PARTNER_MX', partner.keyId, partner.publicKey)).ok);
-  assert.ok((await admin.setConnection('PARTNER_MX', partner.url, true)).ok);
-  await new Promise((r) => setTimeout(r, 600)); // the service reads the connection within PARTNER_CONNECTIONS_REFRESH_MS
+  await connectReferencePartner(db, partner);
 });
 
 after(async () => {

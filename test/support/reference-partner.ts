@@ -1,9 +1,12 @@
 // Test support: the reference partner (npm run partner) as a child process on a free port, with
 // its books in a temporary directory, and its control API.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ROOT, tempDataDir } from './service.ts';
 import type { Behaviour } from '../../partner/server.ts';
+import { createPartnersAdmin } from '../../src/partners/admin.ts';
+import type { Db } from '../../src/platform/database/pool.ts';
 
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const START_TIMEOUT_MS = 20_000;
@@ -76,4 +79,15 @@ export async function spawnReferencePartner(options: { serviceUrl: string; args?
     },
     pickUp: (payoutId) => control('POST', `/control/payouts/${payoutId}/pickup`),
   };
+}
+
+/**
+ * Connects the service (through its database) to the partner for memberId: the partner's key and
+ * base URL, then a wait for every process to read the connection (PARTNER_CONNECTIONS_REFRESH_MS).
+ */
+export async function connectReferencePartner(db: Db, partner: ReferencePartner, memberId = 'PARTNER_MX', refreshWaitMs = 600): Promise<void> {
+  const admin = createPartnersAdmin({ db, actor: 'test' });
+  assert.ok((await admin.addKey(memberId, partner.keyId, partner.publicKey)).ok);
+  assert.ok((await admin.setConnection(memberId, partner.url, true)).ok);
+  await new Promise((r) => setTimeout(r, refreshWaitMs));
 }
