@@ -13,7 +13,8 @@ import { createClientsService } from './auth/clients.ts';
 import { seedSandbox } from './sandbox/seed.ts';
 import { buildTaskList, cronItems } from './tasks.ts';
 import { EXPIRE_DUE_TASK, EXPIRY_SWEEP_JOB_KEY, RECOVER_SUBMISSIONS_TASK, RECOVERY_SWEEP_JOB_KEY } from './payouts/task-names.ts';
-import { systemClock } from './platform/clock.ts';
+import type { Clock } from './platform/clock.ts';
+import { createDatabaseClock, type DatabaseClock } from './platform/database/clock.ts';
 import { createProvidersService } from './providers/service.ts';
 import { createSandboxRails } from './payouts/rails/sandbox.ts';
 import { NO_RAILS } from './payouts/rails/rail.ts';
@@ -87,6 +88,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   let sender: Sender | undefined;
   let partnerRails: PartnerRails | undefined;
   let settlementVenues: ConnectedVenues | undefined;
+  let databaseClock: DatabaseClock | undefined;
   let app: FastifyInstance | undefined;
   let rateLimits: SharedRateLimit | undefined;
   let rateFeed: ReturnType<typeof createHttpRateSource> | undefined;
@@ -101,6 +103,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     await partnerRails?.close();
     await rateFeed?.close();
     await settlementVenues?.close();
+    databaseClock?.stop();
     await db?.end();
     await embedded?.stop();
   };
@@ -122,7 +125,10 @@ export async function startService(config: Config, log: Logger): Promise<Running
       if (applied.length > 0) log.info({ steps: applied }, 'sandbox seed steps applied');
     }
     const pool = db;
-    const clock = systemClock;
+    // times that matter (expiry, rate locks, idempotency windows, job run times) follow the database's
+    // clock, so processes whose system clocks drift apart still agree
+    databaseClock = await createDatabaseClock(pool, { onError: (error) => log.debug({ err: error }, 'database clock not read; the last offset is kept') });
+    const clock: Clock = databaseClock;
     // every pool of the process, by name, for the metrics' connection gauges
     const pools: Record<string, Db> = { api: pool };
     // Production reaches partners over the partner protocol (one HTTP rail per enabled connection,
@@ -171,10 +177,10 @@ export async function startService(config: Config, log: Logger): Promise<Running
       // after a crash or a database outage, submissions left unfinished are sent again as soon as they are due
       await enqueueJob(pool, RECOVER_SUBMISSIONS_TASK, {}, {
         jobKey: RECOVERY_SWEEP_JOB_KEY,
-        runAt: new Date(Date.now() + config.payoutSubmissionRecoverySeconds * 1000),
+        runAt: new Date(clock.now().getTime() + config.payoutSubmissionRecoverySeconds * 1000),
       });
       // and payouts that expired while nothing ran expire now; the sweep then schedules itself
-      await enqueueJob(pool, EXPIRE_DUE_TASK, {}, { jobKey: EXPIRY_SWEEP_JOB_KEY, runAt: new Date() });
+      await enqueueJob(pool, EXPIRE_DUE_TASK, {}, { jobKey: EXPIRY_SWEEP_JOB_KEY, runAt: clock.now() });
     };
     await scheduleSweeps();
     const secrets = createSecretBox(keys.clientSecretKey);
