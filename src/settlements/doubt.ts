@@ -12,7 +12,8 @@ import { parkLocked } from './review.ts';
 import * as repo from './repo.ts';
 import type { SettlementStatus } from './lifecycle.ts';
 import type { ReviewReason, ReviewStep } from './review-repo.ts';
-import { callVenue, referenceOf, type StepRunner } from './steps.ts';
+import { referenceOf } from './references.ts';
+import { callVenue, type StepRunner } from './steps.ts';
 import type { VenueLookup } from './venues.ts';
 
 /** When the venue is asked again after each unanswered question; after the last, the settlement is parked. */

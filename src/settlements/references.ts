@@ -8,3 +8,6 @@ export function settlementIdOf(reference: string): string {
   if (!id) throw new Error(`reference ${reference} is not a settlement step reference`);
   return id;
 }
+
+/** The reference of a settlement's step at its venue. */
+export const referenceOf = (settlementId: string, step: 'BUY' | 'TRANSFER' | 'SWAP' | 'WITHDRAWAL') => `${settlementId}:${step}`;

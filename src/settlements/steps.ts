@@ -12,6 +12,7 @@
 // A venue's refusal before any money left the service fails the settlement and returns what was
 // taken in. A call that throws leaves the outcome unknown: doubt.ts asks the venue by reference.
 // Once the stablecoin is broadcast, nothing fails automatically: an unclear end parks for an operator.
+import { referenceOf } from './references.ts';
 import { convert, formatMinor } from '../platform/money.ts';
 import { walletAddressOf } from '../members/repo.ts';
 import { completeLocked, minor, recordStep, recordSteps, applyEvent } from './apply.ts';
@@ -36,7 +37,6 @@ export async function callVenue<T>(call: () => Promise<T>): Promise<Outcome<T>> 
 /** How long a broadcast transfer may stay unfinal before an operator is asked to look (a stuck or dropped transaction). */
 export const TRANSFER_FINAL_WAIT_MAX_MS = 6 * 3_600_000;
 
-export const referenceOf = (settlementId: string, step: 'BUY' | 'TRANSFER' | 'SWAP' | 'WITHDRAWAL') => `${settlementId}:${step}`;
 
 export function createSteps(ctx: PipelineContext) {
   const { db, venues, clock } = ctx.deps;
