@@ -279,7 +279,7 @@ async function chainBatch(dataDir: string): Promise<{ created: number; completed
     service = await start('src/main.ts', {
       LOG_LEVEL: 'info', PORT: '0', DATA_DIR: chainDir, RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_WORKERS: '0', WORKERS: '8',
       CHAIN_RPC_URL: node.url, CHAIN_ID: String(LOCAL_CHAIN_ID), CHAIN_TOKEN_ADDRESS: token.address, CHAIN_TREASURY_KEY: DEV_KEYS.treasury,
-      CHAIN_CONFIRMATIONS: '2', CHAIN_POLL_MS: '250',
+      CHAIN_CONFIRMATIONS: '2', CHAIN_POLL_MS: '1000',
     }, path.join(chainDir, 'service.log'));
     const batch = await immediateBatch(service.url, await tokenFor(service.url, BASIC, 'settlements'), IMMEDIATE_BATCH);
     const { url } = JSON.parse(await fs.readFile(path.join(chainDir, 'runtime.json'), 'utf8')) as { url: string };

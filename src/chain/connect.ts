@@ -15,7 +15,7 @@ export function createChainClient(rpcUrl: string, pollMs = 4000): PublicClient {
 }
 
 export async function connectChainTransfers(config: ChainConfig, db: Db, signer: TreasurySigner = createLocalSigner(config.treasuryKey)): Promise<ChainTransfers> {
-  return createChainTransfers({
+  const rail = await createChainTransfers({
     db,
     client: createChainClient(config.rpcUrl, config.pollMs),
     signer,
@@ -24,4 +24,5 @@ export async function connectChainTransfers(config: ChainConfig, db: Db, signer:
     confirmations: config.confirmations,
     replaceAfterMs: config.replaceAfterMs,
   });
+  return { ...rail, pollMs: config.pollMs };
 }

@@ -152,12 +152,13 @@ export async function moveTransfer(
 }
 
 /** The account's transfers below `nonce` that were never broadcast (PREPARED or SIGNED), oldest first. */
-export async function listUnsentBefore(q: Queryable, chainId: number, address: Address, nonce: number, limit: number): Promise<string[]> {
+export async function listUnsentBefore(q: Queryable, chainId: number, address: Address, nonce: number, limit: number, olderThanMs: number): Promise<string[]> {
   const { rows } = await q.query(
     `SELECT reference FROM chain_transfers
       WHERE chain_id = $1 AND from_address = $2 AND nonce < $3 AND state IN ('PREPARED', 'SIGNED')
+        AND created_at <= clock_timestamp() - make_interval(secs => $5::float8 / 1000)
       ORDER BY nonce LIMIT $4`,
-    [chainId, address.toLowerCase(), nonce, limit],
+    [chainId, address.toLowerCase(), nonce, limit, olderThanMs],
   );
   return rows.map((row) => row.reference as string);
 }

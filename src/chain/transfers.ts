@@ -34,8 +34,9 @@
 //    that recorded signed bytes in the meantime wins, and then its bytes are what count.
 // 6. Nonce gaps. A PREPARED or SIGNED transfer that nobody resumes would hold every later nonce of
 //    the account. So every send and status of a transfer first finishes (signs and broadcasts)
-//    the account's older transfers that were never broadcast, oldest first; a gap lasts only until
-//    the next call touching the account.
+//    the account's older transfers that were never broadcast and were recorded more than
+//    GAP_GRACE_MS ago (younger ones are being sent by their own callers), oldest first; a gap lasts
+//    only until the next call touching the account after that grace.
 // Reorganisations deeper than the required confirmations are not watched for after CONFIRMED.
 import {
   BaseError, encodeFunctionData, ExecutionRevertedError, erc20Abi, isAddress, keccak256, parseTransaction, recoverTransactionAddress, TransactionReceiptNotFoundError,
@@ -54,6 +55,13 @@ import { readTokenInfo, toTokenUnits, type TokenInfo } from './token.ts';
 export const ATTEMPTS_MAX = 10;
 /** Older never-broadcast transfers finished before a later one, per call. */
 const EARLIER_TRANSFERS_MAX = 32;
+/**
+ * An earlier transfer still unsent this long after its intent was recorded is taken to be left
+ * behind (its process died or its signer failed) and is finished by the next call; a younger one is
+ * most likely being sent by its own caller right now, and finishing it too would only double the
+ * work of every concurrent send.
+ */
+export const GAP_GRACE_MS = 5_000;
 /** Replacement fees: at least +12.5% (geth's and most nodes' minimum bump is 10%). */
 const FEE_BUMP_PER_MILLE = 1125n;
 /** Gas limit: the node's estimate plus a quarter, for state that changes between estimate and mining. */
@@ -74,6 +82,8 @@ export interface ChainTransfersDependencies {
   replaceAfterMs: number;
   /** Default ATTEMPTS_MAX: a bound on the fees a stuck transfer can climb to (+12.5% per attempt). */
   attemptsMax?: number;
+  /** Default GAP_GRACE_MS: how old an unsent earlier transfer must be before another call finishes it. */
+  gapGraceMs?: number;
 }
 
 interface Rail extends ChainTransfersDependencies {
@@ -151,7 +161,7 @@ async function advance(rail: Rail, reference: string): Promise<ChainTransferStat
   const row = await repo.findTransfer(rail.db, reference);
   if (row === undefined) return { state: 'UNKNOWN' };
   if (!FINISHED_STATES.has(row.state)) {
-    for (const earlier of await repo.listUnsentBefore(rail.db, rail.chainId, rail.address, row.nonce, EARLIER_TRANSFERS_MAX)) {
+    for (const earlier of await repo.listUnsentBefore(rail.db, rail.chainId, rail.address, row.nonce, EARLIER_TRANSFERS_MAX, rail.gapGraceMs ?? GAP_GRACE_MS)) {
       await step(rail, earlier);
     }
   }

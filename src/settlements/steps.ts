@@ -89,7 +89,7 @@ export function createSteps(ctx: PipelineContext) {
             // a concurrent run (a job freed after a crash) may have seen it final and queued the swap: keep that job
             if (steps.has('TRANSFER_CONFIRMED')) return;
             if (state.txHash !== null) await recordStep(client, locked, 'TRANSFER', { txHash: state.txHash }, clock.now());
-            await enqueueStep(client, 'transfer', settlementId, later());
+            await enqueueStep(client, 'transfer', settlementId, new Date(clock.now().getTime() + (venues.chain.pollMs ?? RECHECK_MS)));
           });
         }
         case 'NOT_SENT':

@@ -93,6 +93,8 @@ export type ChainTransferState =
 export interface ChainTransfers {
   /** The stablecoin's symbol, e.g. USDC. */
   readonly asset: string;
+  /** How long a pending transfer is left before it is asked about again (about a block's time); unset: the pipeline's own recheck. */
+  readonly pollMs?: number;
   send(transfer: { reference: string; amount: string; toAddress: string }): Promise<ChainTransferState>;
   status(reference: string): Promise<ChainTransferState>;
 }

@@ -151,7 +151,7 @@ test('a transfer recorded but never signed is NOT_SENT once its nonce is used el
 test('a transfer left unsigned (signer down) does not block the next one: the next send finishes it first', async () => {
   const broken = await world.rail({ signer: failingSigner(world) });
   await assert.rejects(broken.send({ reference: 'gap-1', amount: '1.5', toAddress: recipient(15) }), /signer unavailable/);
-  const rail = await world.rail();
+  const rail = await world.rail({ gapGraceMs: 0 });
   const later = await rail.send({ reference: 'gap-2', amount: '2.5', toAddress: recipient(16) });
   assert.equal(later.state, 'PENDING');
   await mine(world, 3);
@@ -210,4 +210,26 @@ test('a transfer the token refuses before anything is signed (paused, or more th
   assert.deepEqual(await rail.status('refused-2'), { state: 'UNKNOWN' });
   assert.equal(await world.client.getTransactionCount({ address: world.treasury }), nonceBefore);
   assert.equal(await world.balanceOf(to), 0n);
+});
+
+test('an earlier unsent transfer younger than the grace is left to its own caller: a concurrent send does not sign it too', async () => {
+  await world.node.request('evm_setAutomine', [false]); // a node that queues a nonce ahead of a gap, as public nodes do
+  try {
+    const broken = await world.rail({ signer: failingSigner(world) });
+    await assert.rejects(broken.send({ reference: 'young-1', amount: '1', toAddress: recipient(17) }), /signer unavailable/);
+    const rail = await world.rail({ gapGraceMs: 60_000 });
+    assert.equal((await rail.send({ reference: 'young-2', amount: '1', toAddress: recipient(18) })).state, 'PENDING');
+    const { rows } = await world.db.query(`SELECT state FROM chain_transfers WHERE reference = 'young-1'`);
+    assert.equal(rows[0].state, 'PREPARED');
+    // past the grace (here: none) the next call finishes it, so the account's later nonces are not held
+    const healing = await world.rail({ gapGraceMs: 0 });
+    await healing.status('young-2');
+    const { rows: after } = await world.db.query(`SELECT state FROM chain_transfers WHERE reference = 'young-1'`);
+    assert.notEqual(after[0].state, 'PREPARED');
+    await mine(world, 3);
+    assert.equal((await healing.status('young-1')).state, 'CONFIRMED');
+    assert.equal((await healing.status('young-2')).state, 'CONFIRMED');
+  } finally {
+    await world.node.request('evm_setAutomine', [true]);
+  }
 });

@@ -56,7 +56,8 @@ export async function startChainWorld(): Promise<ChainWorld> {
       pools.push(pool);
       return createChainTransfers({
         db: pool, client: createChainClient(node.url, 50), signer, chainId: LOCAL_CHAIN_ID, tokenAddress: token.address,
-        confirmations: 3, replaceAfterMs: 60_000, ...options,
+        // no grace for unsent earlier transfers: Hardhat's automining refuses a nonce ahead of a gap
+        confirmations: 3, replaceAfterMs: 60_000, gapGraceMs: 0, ...options,
       });
     },
     balanceOf: (address) => client.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
