@@ -7,9 +7,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
+import { freeLoopbackPort } from '../../src/platform/database/embedded.ts';
 import { seedForProduction, spawnService, type ChildService } from '../support/service.ts';
 import { token } from '../support/http.ts';
 import { payoutApi, payoutBody } from '../support/payouts.ts';
@@ -42,13 +42,6 @@ function cents(text: string): bigint {
   return BigInt(whole! + fraction.padEnd(2, '0').slice(0, 2));
 }
 
-const freePort = () => new Promise<number>((resolve) => {
-  const server = net.createServer().listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as net.AddressInfo;
-    server.close(() => resolve(port));
-  });
-});
-
 let dataDir: string;
 let env: Record<string, string>;
 let service: ChildService | undefined;
@@ -61,7 +54,7 @@ before(async () => {
   dataDir = seeded.dataDir;
   credentials = seeded.credentials;
   env = {
-    ...seeded.env, WORKERS: '2', PORT: String(await freePort()),
+    ...seeded.env, WORKERS: '2', PORT: String(await freeLoopbackPort()),
     PARTNER_TIMEOUT_MS: '600', PAYOUT_SUBMISSION_RECOVERY_SECONDS: '2', PARTNER_CONNECTIONS_REFRESH_MS: '200',
   };
   service = await spawnService(env);

@@ -2,9 +2,9 @@
 // loopback port. Starts with automine (a block per transaction); tests switch to interval or
 // manual mining through the node's own RPC methods (evm_setAutomine, evm_setIntervalMining, evm_mine).
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freeLoopbackPort } from '../../src/platform/database/embedded.ts';
 import { ROOT } from './service.ts';
 
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -26,17 +26,6 @@ export interface HardhatNode {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
   const body = (await response.json()) as { result?: T; error?: { message: string } };
@@ -45,7 +34,7 @@ async function rpc<T>(url: string, method: string, params: unknown[] = []): Prom
 }
 
 export async function startHardhat(options: { chainId?: number } = {}): Promise<HardhatNode> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(NODE, [HARDHAT_CLI, '--config', CONFIG, 'node', '--hostname', '127.0.0.1', '--port', String(port), '--chain-id', String(options.chainId ?? LOCAL_CHAIN_ID)], {
     cwd: ROOT,
