@@ -8,13 +8,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
+import { freeLoopbackPort } from '../../src/platform/database/embedded.ts';
 import { erc20Abi, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createChainClient } from '../../src/chain/connect.ts';
 import { deployTestStablecoin } from '../../src/chain/deploy.ts';
+import { toTokenUnits } from '../../src/chain/token.ts';
 import { checkLedgerFully } from '../../src/ledger/check.ts';
 import { SANDBOX_WALLET_ADDRESS } from '../../src/sandbox/world.ts';
 import { databaseEnvFor } from '../support/database.ts';
@@ -29,18 +30,12 @@ const DECIMALS = 6;
 const TREASURY_UNITS = 1_000_000n * 10n ** BigInt(DECIMALS);
 const WALLET = SANDBOX_WALLET_ADDRESS as Address;
 
-const freePort = () => new Promise<number>((resolve) => {
-  const server = net.createServer().listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as net.AddressInfo;
-    server.close(() => resolve(port));
-  });
-});
-
-/** Decimal text with up to two decimals as token units (six decimals), exactly. */
-const unitsOf = (amount: string) => {
-  const [whole, fraction = ''] = amount.split('.');
-  return BigInt(whole! + fraction.padEnd(DECIMALS, '0'));
-};
+/** Decimal text as the token's units (six decimals), exactly. */
+function unitsOf(amount: string): bigint {
+  const units = toTokenUnits(amount, DECIMALS);
+  assert.ok(units.ok, amount);
+  return units.value;
+}
 
 let node: HardhatNode;
 let feed: PriceFeed;
@@ -66,7 +61,7 @@ before(async () => {
   const seeded = await seedForProduction(['settlements']);
   credentials = seeded.credentials;
   env = {
-    ...seeded.env, WORKERS: '4', PORT: String(await freePort()), PARTNER_CONNECTIONS_REFRESH_MS: '200',
+    ...seeded.env, WORKERS: '4', PORT: String(await freeLoopbackPort()), PARTNER_CONNECTIONS_REFRESH_MS: '200',
     RATE_FEED_URL: feed.url, RATE_FEED_CACHE_MS: '0',
     CHAIN_RPC_URL: node.url, CHAIN_ID: String(LOCAL_CHAIN_ID), CHAIN_TOKEN_ADDRESS: tokenAddress, CHAIN_TREASURY_KEY: DEV_KEYS.treasury,
     CHAIN_CONFIRMATIONS: '2', CHAIN_POLL_MS: '100',
