@@ -6,10 +6,10 @@
 //                              destination member's wallet, and the destination member itself over the partner
 //                              protocol (partner-venues.ts): it converts, credits the prefund and confirms, signed
 //   production, no chain       NO_VENUES: every step is refused before anything moves
-import { Agent } from 'undici';
 import type { ChainConfig } from '../chain/config.ts';
 import { connectChainTransfers } from '../chain/connect.ts';
 import type { SigningKey } from '../partners/signatures.ts';
+import { createRailAgent } from '../payouts/rails/http.ts';
 import type { Db } from '../platform/database/pool.ts';
 import { createPartnerSettlementVenues } from './partner-venues.ts';
 import { createSandboxVenues } from './sandbox-venues.ts';
@@ -44,7 +44,7 @@ export async function connectVenues(settings: VenueSettings): Promise<ConnectedV
   if (settings.mode === 'sandbox') {
     return { venues: { ...createSandboxVenues(db), chain }, description: `simulated exchanges and bank, ${chain.asset} on chain ${settings.chain.chainId}`, close: async () => undefined };
   }
-  const dispatcher = new Agent({ connections: 16, keepAliveTimeout: 10_000 });
+  const dispatcher = createRailAgent();
   const destination = createPartnerSettlementVenues({ db, signingKey: settings.signingKey, asset: chain.asset, dispatcher });
   return {
     venues: {
