@@ -1,6 +1,8 @@
 // The states of an outbound chain transfer and the moves between them, as a table. Every state
 // change goes through repo.moveTransfer, which applies only a move listed here and only from the
 // state the row is in (compare-and-set), so two processes never both make the same move.
+import { findMove } from '../platform/state-machine.ts';
+
 export const TRANSFER_STATES = ['PREPARED', 'SIGNED', 'BROADCAST', 'CONFIRMED', 'NOT_SENT', 'IN_DOUBT'] as const;
 export type TransferState = (typeof TRANSFER_STATES)[number];
 
@@ -23,7 +25,7 @@ export const TRANSITIONS: ReadonlyArray<{ from: TransferState; event: TransferEv
 
 /** The state an event moves a transfer to, or undefined when the table has no such move. */
 export function transition(from: TransferState, event: TransferEvent): TransferState | undefined {
-  return TRANSITIONS.find((t) => t.from === from && t.event === event)?.to;
+  return findMove(TRANSITIONS, from, event)?.to;
 }
 
 export const FINISHED_STATES: ReadonlySet<TransferState> = new Set(['CONFIRMED', 'NOT_SENT', 'IN_DOUBT']);

@@ -1,6 +1,8 @@
 // The payout state machine of CONTRACT section 5, as tables. Every state change in the payout
 // area goes through apply.ts (applyToLocked, or applyAnswers in submission.ts for batches), which
 // checks the move here on a locked row and writes the new state, the ledger movement and the event together.
+import { findMove } from '../platform/state-machine.ts';
+
 export const PAYOUT_STATUSES = ['RCVD', 'ACCP', 'PNDG', 'PRCD', 'RJCT', 'CNCL', 'EXPD', 'FAIL', 'RVSD'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 export const CANCELLATION_STATUSES = ['ACCP', 'PNDG', 'PRCD', 'RJCT'] as const;
@@ -51,7 +53,7 @@ export const PAYOUT_TRANSITIONS: readonly Transition[] = [
 ];
 
 export function findTransition(from: PayoutStatus, event: PayoutEvent): Transition | undefined {
-  return PAYOUT_TRANSITIONS.find((t) => t.from === from && t.event === event);
+  return findMove(PAYOUT_TRANSITIONS, from, event);
 }
 
 export const FINAL_STATUSES: readonly PayoutStatus[] = ['PRCD', 'RJCT', 'CNCL', 'EXPD', 'FAIL', 'RVSD'];
@@ -71,7 +73,7 @@ export const CANCELLATION_TRANSITIONS: ReadonlyArray<{ from: CancellationStatus 
 ];
 
 export function findCancellationTransition(from: CancellationStatus | null, event: CancellationEvent) {
-  return CANCELLATION_TRANSITIONS.find((t) => t.from === from && t.event === event);
+  return findMove(CANCELLATION_TRANSITIONS, from, event);
 }
 
 /**
@@ -103,5 +105,5 @@ export const SUBMISSION_TRANSITIONS: ReadonlyArray<{ from: SubmissionState; even
 ];
 
 export function findSubmissionTransition(from: SubmissionState, event: SubmissionEvent) {
-  return SUBMISSION_TRANSITIONS.find((t) => t.from === from && t.event === event);
+  return findMove(SUBMISSION_TRANSITIONS, from, event);
 }

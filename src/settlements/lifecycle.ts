@@ -1,5 +1,7 @@
 // The settlement state machine of CONTRACT section 5, as a table. Every status change goes
 // through findTransition; what is not in the table is refused.
+import { findMove } from '../platform/state-machine.ts';
+
 export const SETTLEMENT_STATUSES = [
   'S100_SCHEDULED', 'S200_RECEIVED', 'S300_IN_PROGRESS', 'S400_FIAT_WITHDRAWAL_IN_PROGRESS', 'S500_TERMINATED', 'S600_COMPLETED', 'S700_FAILED',
 ] as const;
@@ -31,5 +33,5 @@ export const TRANSITIONS: readonly Transition[] = [
 ];
 
 export function findTransition(from: SettlementStatus, event: SettlementEvent): Transition | undefined {
-  return TRANSITIONS.find((t) => t.from === from && t.event === event);
+  return findMove(TRANSITIONS, from, event);
 }
