@@ -2,7 +2,7 @@
 // gracefully on SIGTERM or SIGINT (stop accepting, finish in-flight requests and jobs, stop the
 // embedded PostgreSQL), within SHUTDOWN_TIMEOUT_MS.
 import module from 'node:module';
-import { ConfigError, loadConfig, type Config } from './platform/config.ts';
+import { loadConfigOrExit, type Config } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
 import type { RunningService } from './service.ts';
 
@@ -10,14 +10,7 @@ import type { RunningService } from './service.ts';
 // mock mode's start, skip most of the module loading.
 module.enableCompileCache?.();
 
-let config: Config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(78); // EX_CONFIG
-}
+const config: Config = loadConfigOrExit();
 
 const log = createLogger(config.logLevel);
 // Traces start before anything loads pg or undici (both imported below), so that they can be patched.

@@ -2,21 +2,14 @@
 // exits. DATABASE_URL: that database, as a role with DDL rights. Unset: the embedded database
 // under DATA_DIR (the running service's, if one serves it; otherwise started for the migration
 // and stopped again). Safe beside running processes: the same advisory lock serialises every boot.
-import { ConfigError, loadConfig } from './platform/config.ts';
+import { loadConfigOrExit } from './platform/config.ts';
 import { createLogger } from './platform/logger.ts';
 import { findRunningEmbedded, startEmbeddedPostgres, type EmbeddedPostgres } from './platform/database/embedded.ts';
 import { migrate } from './platform/database/migrate.ts';
 import { createPool } from './platform/database/pool.ts';
 import { workerLogger } from './platform/jobs.ts';
 
-let config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  process.stderr.write(`${error.message}\n`);
-  process.exit(78); // EX_CONFIG
-}
+const config = loadConfigOrExit();
 const log = createLogger(config.logLevel);
 let embedded: EmbeddedPostgres | undefined;
 try {

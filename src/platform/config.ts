@@ -245,6 +245,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   return config;
 }
 
+/** For entry points: the configuration, or the message on stderr and exit 78 (EX_CONFIG). */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78); // EX_CONFIG
+  }
+}
+
 /**
  * A recorded submission is taken as unanswered (and its partner asked about it) after
  * PAYOUT_SUBMISSION_RECOVERY_SECONDS: that must be well past the longest a partner call can
