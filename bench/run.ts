@@ -517,7 +517,18 @@ async function main() {
   }
 }
 
-if (process.env['BENCH_ONLY'] === 'chain') {
+if (process.env['BENCH_ONLY'] === 'production') {
+  // `BENCH_ONLY=production npm run bench`: the ceiling, then create-then-process through the reference partner alone
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-'));
+  await fs.chmod(dataDir, 0o755);
+  const ceiling = await start('bench/hello.ts', { LOG_LEVEL: 'info', PORT: '0' }, path.join(dataDir, 'hello.log'));
+  const { rps: ceilingRps } = await measure(ceiling.url, SCENARIOS[0]!, '');
+  await stop(ceiling);
+  const production = await productionFigure(dataDir);
+  printFigure(production, production.requestsPerSecond / ceilingRps);
+  process.stdout.write(`ceiling ${Math.round(ceilingRps)} req/s; target productionCreateThenProcess (1,000 payouts/s): ${production.requestsPerSecond >= 1000 && production.non2xx === 0 ? 'met' : 'NOT met'}\n`);
+  await fs.rm(dataDir, { recursive: true, force: true });
+} else if (process.env['BENCH_ONLY'] === 'chain') {
   // `BENCH_ONLY=chain npm run bench`: the settlements over a local chain alone
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-'));
   await fs.chmod(dataDir, 0o755); // the embedded PostgreSQL's own user reaches its directory inside

@@ -6,13 +6,15 @@
 import http from 'node:http';
 import type { KeyObject } from 'node:crypto';
 import { Value } from 'typebox/value';
-import { PartnerPayoutRequest, type PartnerCancelAnswer, type PartnerPayoutState } from '../src/partners/protocol.ts';
+import { PartnerPayoutBatch, PartnerPayoutRequest, type PartnerCancelAnswer, type PartnerPayoutState } from '../src/partners/protocol.ts';
 import { verifyRequest } from '../src/partners/signatures.ts';
-import type { NewReport, PayoutRow, Store } from './store.ts';
+import type { Decision, NewReport, PayoutRow, Store } from './store.ts';
 import { before, HANG, HttpAnswer, parseJson } from './answers.ts';
 import { settlementCalls } from './settlements.ts';
 
 export const BODY_BYTES_MAX = 64 * 1024;
+/** A batch submission's body may be larger: up to PAYOUT_BATCH_SIZE_MAX payouts. */
+export const BATCH_BODY_BYTES_MAX = 2 * 1024 * 1024;
 
 /** What the partner does with a payout; everything optional. */
 export interface Behaviour {
@@ -54,7 +56,7 @@ function stateOf(row: PayoutRow): PartnerPayoutState {
   };
 }
 
-function decide(request: PartnerPayoutRequest, behaviour: Behaviour) {
+function decide(request: PartnerPayoutRequest, behaviour: Behaviour): Decision {
   const now = Date.now();
   const later = now + (behaviour.reportAfterMs ?? 200);
   const flags = { duplicate: behaviour.reports === 'DUPLICATE', badSignature: behaviour.reports === 'BAD_SIGNATURE' };
@@ -90,12 +92,23 @@ function cancelAnswer(payoutId: string, before: PayoutRow | undefined, after: Pa
   return { payoutId, outcome: 'ALREADY_FINAL', status: after.status, ...(after.reason !== null ? { reason: after.reason } : {}) };
 }
 
-async function readBody(request: http.IncomingMessage): Promise<string> {
+/**
+ * What a batch call as a whole does when its payouts' behaviours differ: the longest latency, the
+ * first error status, and a hang if any asks for one (before receiving wins over after).
+ */
+function callBehaviour(behaviours: Behaviour[]): Behaviour {
+  const latencyMs = Math.max(0, ...behaviours.map((b) => b.latencyMs ?? 0));
+  const errorStatus = behaviours.find((b) => b.errorStatus !== undefined)?.errorStatus;
+  const hang = behaviours.some((b) => b.hang === 'BEFORE_RECEIVING') ? 'BEFORE_RECEIVING' : behaviours.find((b) => b.hang)?.hang;
+  return { latencyMs, ...(errorStatus !== undefined ? { errorStatus } : {}), ...(hang ? { hang } : {}) };
+}
+
+async function readBody(request: http.IncomingMessage, bytesMax: number): Promise<string> {
   let size = 0;
   const chunks: Buffer[] = [];
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > BODY_BYTES_MAX) throw new HttpAnswer(413, { code: 'PAYLOAD_TOO_LARGE' });
+    if (size > bytesMax) throw new HttpAnswer(413, { code: 'PAYLOAD_TOO_LARGE' });
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -104,9 +117,12 @@ async function readBody(request: http.IncomingMessage): Promise<string> {
 export function createPartnerServer(deps: ServerDeps) {
   const perPayout = new Map<string, Behaviour>();
   let next: Behaviour | undefined;
-  const behaviourFor = (payoutId: string | undefined): Behaviour => {
-    const once = next;
-    next = undefined;
+  /** false: the batch route is answered as unknown, as by a partner of protocol 1.1 (POST /control/batches). */
+  let batches = true;
+  /** A payout's behaviour: its own, under the one set for the next request (taken by this call, or given by a batch call). */
+  const behaviourFor = (payoutId: string | undefined, forCall?: Behaviour): Behaviour => {
+    const once = forCall ?? next;
+    if (!forCall) next = undefined;
     const own = payoutId === undefined ? undefined : perPayout.get(payoutId);
     if (own?.once) perPayout.delete(payoutId!);
     return { ...own, ...once };
@@ -121,6 +137,24 @@ export function createPartnerServer(deps: ServerDeps) {
     if (!result.ok) throw new HttpAnswer(401, { code: 'UNAUTHORIZED', detail: result.error });
   }
 
+  /** Several payouts in one call: each is received as a single submission would be, all in one transaction. */
+  async function submitBatch(body: string): Promise<HttpAnswer> {
+    const batch = parseJson(body);
+    if (!Value.Check(PartnerPayoutBatch, batch)) throw new HttpAnswer(400, { code: 'VALIDATION_ERROR', detail: [...Value.Errors(PartnerPayoutBatch, batch)][0]?.message });
+    const ids = batch.payouts.map((p) => p.payoutId);
+    const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+    if (repeated) throw new HttpAnswer(400, { code: 'VALIDATION_ERROR', detail: `payouts: payoutId ${repeated} appears twice` });
+    const forCall = next ?? {};
+    next = undefined;
+    const behaviours = new Map(batch.payouts.map((p) => [p.payoutId, behaviourFor(p.payoutId, forCall)]));
+    const call = callBehaviour([...behaviours.values()]);
+    const early = await before(call);
+    if (early) return early;
+    const rows = deps.store.receiveMany(batch.payouts, (payout) => decide(payout, behaviours.get(payout.payoutId)!));
+    if (call.hang === 'AFTER_RECEIVING') return HANG();
+    return new HttpAnswer(200, { payouts: rows.map(stateOf) });
+  }
+
   async function protocol(method: string, path: string, request: http.IncomingMessage, body: string): Promise<HttpAnswer> {
     await verified(request, body);
     if (method === 'POST' && path === '/v1/payouts') {
@@ -133,6 +167,7 @@ export function createPartnerServer(deps: ServerDeps) {
       if (behaviour.hang === 'AFTER_RECEIVING') return HANG();
       return new HttpAnswer(200, stateOf(row));
     }
+    if (method === 'POST' && path === '/v1/payout-batches') return batches ? submitBatch(body) : new HttpAnswer(404, { code: 'NOT_FOUND' });
     if (path.startsWith('/v1/settlements')) return settlements(method, path, body);
     const match = /^\/v1\/payouts\/([0-9a-fA-F-]{36})(\/cancel)?$/.exec(path);
     if (!match) return new HttpAnswer(404, { code: 'NOT_FOUND' });
@@ -163,6 +198,10 @@ export function createPartnerServer(deps: ServerDeps) {
       else perPayout.set(key, behaviour);
       return new HttpAnswer(200, { payoutId: payoutId ?? null, reference: reference ?? null, behaviour });
     }
+    if (method === 'POST' && path === '/control/batches') {
+      batches = (parseJson(body) as { enabled?: unknown }).enabled !== false;
+      return new HttpAnswer(200, { enabled: batches });
+    }
     const pickup = /^\/control\/payouts\/([0-9a-fA-F-]{36})\/pickup$/.exec(path);
     if (method === 'POST' && pickup) {
       const behaviour = perPayout.get(pickup[1]!) ?? {};
@@ -176,7 +215,7 @@ export function createPartnerServer(deps: ServerDeps) {
     const path = (request.url ?? '/').split('?')[0]!;
     const method = request.method ?? 'GET';
     const answer = async () => {
-      const body = await readBody(request);
+      const body = await readBody(request, path === '/v1/payout-batches' ? BATCH_BODY_BYTES_MAX : BODY_BYTES_MAX);
       return path.startsWith('/control/') ? control(method, path, body) : protocol(method, path, request, body);
     };
     answer()

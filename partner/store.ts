@@ -35,6 +35,14 @@ export interface ReportRow {
   badSignature: number;
 }
 
+/** What the partner decides for a payout it receives for the first time. */
+export interface Decision {
+  status: PartnerPayoutStatus;
+  reason?: string;
+  cashoutStatus?: string;
+  reports: NewReport[];
+}
+
 export interface NewReport {
   status: ReportStatus;
   dueAtMs: number;
@@ -84,7 +92,12 @@ export function openStore(file: string) {
       throw error;
     }
   };
-  const find = (payoutId: string) => db.prepare(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE payout_id = ?`).get(payoutId) as PayoutRow | undefined;
+  // the statements of the submission path, prepared once
+  const findStatement = db.prepare(`SELECT ${PAYOUT_COLUMNS} FROM payouts WHERE payout_id = ?`);
+  const countSubmission = db.prepare('UPDATE payouts SET submissions = submissions + 1 WHERE payout_id = ?');
+  const insertPayout = db.prepare(`INSERT INTO payouts (payout_id, payout_method, currency, amount, status, reason, cashout_status, submissions, received_at)
+                                   VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`);
+  const find = (payoutId: string) => findStatement.get(payoutId) as PayoutRow | undefined;
 
   function addReports(payoutId: string, reports: NewReport[]): void {
     for (const report of reports) {
@@ -97,6 +110,24 @@ export function openStore(file: string) {
     }
   }
 
+  function receiveOne(request: PartnerPayoutRequest, decide: (request: PartnerPayoutRequest) => Decision): PayoutRow {
+    const known = find(request.payoutId);
+    if (known) {
+      countSubmission.run(request.payoutId);
+      return { ...known, submissions: known.submissions + 1 };
+    }
+    const decision = decide(request);
+    insertPayout.run(
+      request.payoutId, request.payoutMethod, request.destinationCcy, request.payoutAmt, decision.status,
+      decision.reason ?? null, decision.cashoutStatus ?? null, new Date().toISOString(),
+    );
+    addReports(request.payoutId, decision.reports);
+    return {
+      payoutId: request.payoutId, payoutMethod: request.payoutMethod, currency: request.destinationCcy, amount: request.payoutAmt,
+      status: decision.status, reason: decision.reason ?? null, cashoutStatus: decision.cashoutStatus ?? null, submissions: 1,
+    };
+  }
+
   const settlements = openSettlementStore(db, transaction);
 
   return {
@@ -104,22 +135,13 @@ export function openStore(file: string) {
     settlements,
 
     /** A submission: the first records the payout with `decide`'s answer; a repeat only counts. */
-    receive(request: PartnerPayoutRequest, decide: () => { status: PartnerPayoutStatus; reason?: string; cashoutStatus?: string; reports: NewReport[] }): PayoutRow {
-      return transaction(() => {
-        const known = find(request.payoutId);
-        if (known) {
-          db.prepare('UPDATE payouts SET submissions = submissions + 1 WHERE payout_id = ?').run(request.payoutId);
-          return { ...known, submissions: known.submissions + 1 };
-        }
-        const decision = decide();
-        db.prepare(`INSERT INTO payouts (payout_id, payout_method, currency, amount, status, reason, cashout_status, submissions, received_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)`).run(
-          request.payoutId, request.payoutMethod, request.destinationCcy, request.payoutAmt, decision.status,
-          decision.reason ?? null, decision.cashoutStatus ?? null, new Date().toISOString(),
-        );
-        addReports(request.payoutId, decision.reports);
-        return find(request.payoutId)!;
-      });
+    receive(request: PartnerPayoutRequest, decide: (request: PartnerPayoutRequest) => Decision): PayoutRow {
+      return transaction(() => receiveOne(request, decide));
+    },
+
+    /** Several submissions in one transaction (one write to disk), each as `receive` would take it. */
+    receiveMany(requests: PartnerPayoutRequest[], decide: (request: PartnerPayoutRequest) => Decision): PayoutRow[] {
+      return transaction(() => requests.map((request) => receiveOne(request, decide)));
     },
 
     /** Cancel: blocks an id never received, withdraws a PENDING one; answers the row as it stands after. */

@@ -2,13 +2,16 @@
 // describes both sides: the three calls a partner implements at its own base URL, and the calls
 // the service answers under /partner-api. Built from the same TypeBox schemas the code checks with.
 import { ErrorBody } from '../platform/http/errors.ts';
-import { PartnerCancelAnswer, PartnerNotFound, PartnerPayoutRequest, PartnerPayoutState, PartnerReport, PartnerReportAnswer, ServiceKeys } from './protocol.ts';
+import {
+  PAYOUT_BATCH_SIZE_MAX, PartnerCancelAnswer, PartnerNotFound, PartnerPayoutBatch, PartnerPayoutBatchAnswer, PartnerPayoutRequest, PartnerPayoutState, PartnerReport, PartnerReportAnswer,
+  ServiceKeys,
+} from './protocol.ts';
 import { PartnerSettlementNotFound, PartnerSettlementNotice, PartnerSettlementReceipt, SettlementConfirmation, SettlementConfirmationAnswer } from './settlement-protocol.ts';
 import { SIGNATURE_AGE_MAX_SECONDS } from './signatures.ts';
 
-export const PARTNER_API_VERSION = '1.1.0';
+export const PARTNER_API_VERSION = '1.2.0';
 
-const SCHEMAS = { PartnerPayoutRequest, PartnerPayoutState, PartnerNotFound, PartnerCancelAnswer, PartnerReport, PartnerReportAnswer, PartnerServiceKeys: ServiceKeys,
+const SCHEMAS = { PartnerPayoutRequest, PartnerPayoutState, PartnerPayoutBatch, PartnerPayoutBatchAnswer, PartnerNotFound, PartnerCancelAnswer, PartnerReport, PartnerReportAnswer, PartnerServiceKeys: ServiceKeys,
   PartnerSettlementNotice, PartnerSettlementReceipt, PartnerSettlementNotFound, SettlementConfirmation, SettlementConfirmationAnswer, Error: ErrorBody };
 
 const ref = (name: keyof typeof SCHEMAS) => ({ $ref: `#/components/schemas/${name}` });
@@ -46,6 +49,18 @@ function partnerPaths() {
         description: 'Idempotent by payoutId: a repeated submission answers the payout\'s status as the first did and pays nothing twice. A payoutId cancelled before it arrived answers CANCELLED and is never paid.',
         requestBody: { required: true, content: { 'application/json': { schema: ref('PartnerPayoutRequest') } } },
         responses: { 200: json('PartnerPayoutState', 'PENDING, PAID, REJECTED (with reason) or CANCELLED') },
+      },
+    },
+    '/v1/payout-batches': {
+      post: {
+        tags: ['Partner implements'], operationId: 'submitPayoutBatch', servers: PARTNER_SERVER, security: SIGNED,
+        summary: 'Receive several payouts to pay, in one call (since 1.2.0)',
+        description: `Up to ${PAYOUT_BATCH_SIZE_MAX} payouts, each payoutId at most once; each is handled exactly as if it had been submitted alone to POST /v1/payouts (idempotent by payoutId, CANCELLED for an id cancelled before it arrived), and the answer gives each payout's state, in the order of the request. Record the whole batch before answering. The service sends a batch when several payouts to the same partner are submitted at about the same time, and a single payout through POST /v1/payouts. A partner that answers this route 404 or 405 is sent one payout per call. A batch without a clear answer leaves every payout in it in doubt: the service asks status for each.`,
+        requestBody: { required: true, content: { 'application/json': { schema: ref('PartnerPayoutBatch') } } },
+        responses: {
+          200: json('PartnerPayoutBatchAnswer', 'One state per payout, as POST /v1/payouts would answer it'),
+          400: json('Error', 'The body does not match the schema, or a payoutId appears twice: nothing was received'),
+        },
       },
     },
     '/v1/payouts/{payoutId}': {

@@ -39,6 +39,26 @@ export const PartnerPayoutState = Type.Object(
 );
 export type PartnerPayoutState = Static<typeof PartnerPayoutState>;
 
+/** The most payouts one batch submission carries. */
+export const PAYOUT_BATCH_SIZE_MAX = 100;
+
+/**
+ * POST {baseUrl}/v1/payout-batches: several payouts submitted in one call (protocol 1.2). Each is
+ * handled exactly as if it had been submitted alone; a payoutId appears at most once.
+ */
+export const PartnerPayoutBatch = Type.Object(
+  { payouts: Type.Array(PartnerPayoutRequest, { minItems: 1, maxItems: PAYOUT_BATCH_SIZE_MAX }) },
+  { $id: 'PartnerPayoutBatch', additionalProperties: false },
+);
+export type PartnerPayoutBatch = Static<typeof PartnerPayoutBatch>;
+
+/** The answer to a batch submission: each payout's state, in the order of the request. */
+export const PartnerPayoutBatchAnswer = Type.Object(
+  { payouts: Type.Array(PartnerPayoutState, { maxItems: PAYOUT_BATCH_SIZE_MAX }) },
+  { $id: 'PartnerPayoutBatchAnswer', additionalProperties: true },
+);
+export type PartnerPayoutBatchAnswer = Static<typeof PartnerPayoutBatchAnswer>;
+
 /** 404 from status: the partner never received this id (and it was never cancelled). */
 export const PartnerNotFound = Type.Object(
   { code: Type.Literal('PAYOUT_NOT_FOUND'), payoutId: PayoutId },

@@ -208,7 +208,8 @@ describe('documents', () => {
     assert.equal(validator.version, '3.1');
     const paths = Object.keys(document['paths'] as object).sort();
     assert.deepEqual(paths, ['/partner-api/v1/keys', '/partner-api/v1/reports', '/partner-api/v1/settlement-confirmations',
-      '/v1/payouts', '/v1/payouts/{payoutId}', '/v1/payouts/{payoutId}/cancel', '/v1/settlements', '/v1/settlements/{reference}']);
+      '/v1/payout-batches', '/v1/payouts', '/v1/payouts/{payoutId}', '/v1/payouts/{payoutId}/cancel', '/v1/settlements', '/v1/settlements/{reference}']);
+    assert.equal((document['info'] as { version: string }).version, '1.2.0');
   });
 
   test('the member API document does not show the partner API', async () => {

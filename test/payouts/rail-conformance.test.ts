@@ -9,6 +9,7 @@ import { createSandboxRails } from '../../src/payouts/rails/sandbox.ts';
 import { createHttpRail, createRailAgent } from '../../src/payouts/rails/http.ts';
 import { requireRail, type PayoutForRail, type PayoutRail } from '../../src/payouts/rails/rail.ts';
 import { resolveServiceSigningKey } from '../../src/partners/service-key.ts';
+import { createSignedCall } from '../../src/partners/signed-call.ts';
 
 let service: TestService;
 let partner: ReferencePartner;
@@ -192,6 +193,105 @@ describe('http rail, beyond the shared promises', () => {
     const stranger = createHttpRail({ baseUrl: partner.url, signingKey: other, dispatcher: agent });
     const p = payout();
     await assert.rejects(stranger.submit(p, signal()));
+    assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 0, submissions: 0 });
+  });
+});
+
+describe('http rail, batch submissions (protocol 1.2)', () => {
+  const fresh = () => createHttpRail({ baseUrl: partner.url, signingKey: serviceKey, dispatcher: agent });
+  const batchCalls = (status: number) => partner.calls('/v1/payout-batches')[status] ?? 0;
+  /** The partner logs a call as it answers it; its log reaches this process a moment later. */
+  async function eventually(check: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + 3000;
+    while (!check()) {
+      if (Date.now() > deadline) assert.fail(`not seen within 3 s: ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  const asRequest = (p: PayoutForRail) => ({
+    payoutId: p.payoutId, payoutProviderId: p.payoutProviderId, payoutMethod: p.payoutMethod, destinationCcy: p.destinationCcy,
+    payoutAmt: p.payoutAmt, sender: p.sender, beneficiary: p.beneficiary,
+  });
+
+  test('payouts submitted together go in one batch call, each answered as if it had been submitted alone', async () => {
+    const rail = fresh();
+    const blocked = payout();
+    assert.deepEqual(await rail.cancel(blocked, signal()), { outcome: 'CANCELLED' });
+    const repeat = payout();
+    assert.deepEqual(await rail.submit(repeat, signal()), { outcome: 'CONFIRMED' });
+    const before = batchCalls(200);
+    const paid = payout();
+    const cash = payout('CASH_PICKUP');
+    const rejected = { ...payout(), beneficiary: { firstName: 'Maria', lastName: 'REJECT' } };
+    const extra = [payout(), payout(), payout()];
+    const answers = await Promise.all([paid, cash, rejected, blocked, repeat, ...extra].map((p) => rail.submit(p, signal())));
+    assert.deepEqual(answers.slice(0, 5), [
+      { outcome: 'CONFIRMED' },
+      { outcome: 'PENDING', cashoutStatus: 'READY_FOR_PICKUP' },
+      { outcome: 'REJECTED', reason: 'Beneficiary account closed (reference partner)' },
+      { outcome: 'REJECTED', reason: 'Cancelled before it was received' },
+      { outcome: 'CONFIRMED' },
+    ]);
+    assert.deepEqual(answers.slice(5), extra.map(() => ({ outcome: 'CONFIRMED' })));
+    await eventually(() => batchCalls(200) > before, 'a batch call answered 200');
+    assert.deepEqual(await subjects['http']!.books(repeat.payoutId), { held: 1, submissions: 2 }, 'a repeat in a batch pays nothing twice');
+    assert.deepEqual(await subjects['http']!.books(paid.payoutId), { held: 1, submissions: 1 });
+    assert.deepEqual(await rail.status(blocked, signal()), { status: 'CANCELLED' }, 'a blocked id stays unpaid');
+  });
+
+  test('a batch without an answer leaves every payout in it in doubt (each call throws), and status then tells each was received', async () => {
+    const rail = fresh();
+    // the first two go one per call at once (two calls may be under way); the other four wait and go together
+    const payouts = Array.from({ length: 6 }, () => payout());
+    await partner.behave({ hang: 'AFTER_RECEIVING', once: true }, payouts[5]!.payoutId); // one payout's hang holds its whole batch
+    const results = await Promise.allSettled(payouts.map((p) => rail.submit(p, AbortSignal.timeout(1000))));
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected', 'rejected']);
+    for (const p of payouts) assert.deepEqual(await rail.status(p, signal()), { status: 'PAID' });
+    for (const p of payouts) assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 1, submissions: 1 });
+  });
+
+  test('a partner of protocol 1.1 (the batch route answers 404) is sent one payout per call, and not asked for batches again at once', async () => {
+    await partner.serveBatches(false);
+    try {
+      const rail = fresh();
+      const before = batchCalls(404);
+      const first = Array.from({ length: 6 }, () => payout());
+      assert.deepEqual(await Promise.all(first.map((p) => rail.submit(p, signal()))), first.map(() => ({ outcome: 'CONFIRMED' })));
+      await eventually(() => batchCalls(404) === before + 1, 'one batch call answered 404');
+      const second = Array.from({ length: 6 }, () => payout());
+      assert.deepEqual(await Promise.all(second.map((p) => rail.submit(p, signal()))), second.map(() => ({ outcome: 'CONFIRMED' })));
+      for (const p of [...first, ...second]) assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 1, submissions: 1 });
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(batchCalls(404), before + 1, 'the second round went one payout per call');
+    } finally {
+      await partner.serveBatches(true);
+    }
+  });
+
+  test('the partner refuses a batch naming a payoutId twice, or of more than 100 payouts, and records none of it; a batch over 64 KiB is taken', async () => {
+    const call = createSignedCall({ baseUrl: partner.url, signingKey: serviceKey, dispatcher: agent });
+    const twice = payout();
+    const other = payout();
+    const repeated = await call('POST', '/v1/payout-batches', JSON.stringify({ payouts: [asRequest(other), asRequest(twice), asRequest(twice)] }), signal());
+    assert.equal(repeated.statusCode, 400);
+    assert.deepEqual(repeated.body, { code: 'VALIDATION_ERROR', detail: `payouts: payoutId ${twice.payoutId} appears twice` });
+    const many = Array.from({ length: 101 }, () => payout());
+    const tooMany = await call('POST', '/v1/payout-batches', JSON.stringify({ payouts: many.map(asRequest) }), signal());
+    assert.equal(tooMany.statusCode, 400);
+    for (const p of [twice, other, many[0]!]) assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 0, submissions: 0 });
+    const large = Array.from({ length: 100 }, () => ({ ...payout(), beneficiary: { firstName: 'Maria', lastName: 'Lopez', address: 'x'.repeat(800) } }));
+    const body = JSON.stringify({ payouts: large.map(asRequest) });
+    assert.ok(body.length > 64 * 1024);
+    const taken = await call('POST', '/v1/payout-batches', body, signal());
+    assert.equal(taken.statusCode, 200);
+    assert.deepEqual((taken.body as { payouts: Array<{ payoutId: string; status: string }> }).payouts, large.map((p) => ({ payoutId: p.payoutId, status: 'PAID' })));
+  });
+
+  test('an unsigned batch is refused with 401 and records nothing', async () => {
+    const p = payout();
+    const response = await fetch(`${partner.url}/v1/payout-batches`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ payouts: [asRequest(p)] }) });
+    assert.equal(response.status, 401);
+    assert.equal(((await response.json()) as { code: string }).code, 'UNAUTHORIZED');
     assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 0, submissions: 0 });
   });
 });

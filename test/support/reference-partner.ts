@@ -25,6 +25,10 @@ export interface ReferencePartner {
   behaveForSettlement(behaviour: Behaviour, reference: string): Promise<void>;
   books(): Promise<Books>;
   pickUp(payoutId: string): Promise<Response>;
+  /** Whether it serves the batch route (false: answers it 404, as a partner of protocol 1.1). */
+  serveBatches(enabled: boolean): Promise<void>;
+  /** How many protocol requests it has logged for a path, by answer status. */
+  calls(path: string): Record<number, number>;
 }
 
 export interface Books {
@@ -78,6 +82,19 @@ export async function spawnReferencePartner(options: { serviceUrl: string; args?
       return (await (await control('GET', '/control/books')).json()) as Books;
     },
     pickUp: (payoutId) => control('POST', `/control/payouts/${payoutId}/pickup`),
+    async serveBatches(enabled) {
+      const response = await control('POST', '/control/batches', { enabled });
+      if (response.status !== 200) throw new Error(`batches control refused: ${response.status}`);
+    },
+    calls(callPath) {
+      const counts: Record<number, number> = {};
+      for (const line of output.split('\n')) {
+        if (!line.includes('"msg":"request"')) continue;
+        const entry = JSON.parse(line) as { path: string; status: number };
+        if (entry.path === callPath) counts[entry.status] = (counts[entry.status] ?? 0) + 1;
+      }
+      return counts;
+    },
   };
 }
 

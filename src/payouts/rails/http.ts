@@ -4,17 +4,40 @@
 // it safe: status reads, and submit and cancel, which the partner must treat as idempotent by
 // payoutId. An answer that is not exactly one the protocol defines throws: the caller treats the
 // payout as in doubt (rail.ts), never as failed or done.
+// Submissions made at about the same time go to the partner together, in one batch call
+// (POST /v1/payout-batches, protocol 1.2): one signature, one request and one write at the
+// partner for up to PAYOUT_BATCH_SIZE_MAX payouts, each handled as if submitted alone. A partner
+// that answers the batch route 404 or 405 (protocol 1.1) gets one call per payout for the next
+// SINGLES_AFTER_NO_BATCH_MS, then the batch route is tried again.
 import { Agent } from 'undici';
 import { Value } from 'typebox/value';
-import { PartnerCancelAnswer, PartnerNotFound, PartnerPayoutState, type PartnerPayoutRequest } from '../../partners/protocol.ts';
-import { createSignedCall, unclearAnswer, type PartnerAnswer, type SignedCallOptions } from '../../partners/signed-call.ts';
+import {
+  PAYOUT_BATCH_SIZE_MAX, PartnerCancelAnswer, PartnerNotFound, PartnerPayoutBatchAnswer, PartnerPayoutState, type PartnerPayoutBatch, type PartnerPayoutRequest,
+} from '../../partners/protocol.ts';
+import { createSignedCall, PartnerUnclearError, unclearAnswer, type PartnerAnswer, type SignedCallOptions } from '../../partners/signed-call.ts';
+import { createBatcher } from '../../platform/batcher.ts';
 import { formatMinor, parseAmount } from '../../platform/money.ts';
 import type { CancelOutcome, PartnerStatus, PayoutForRail, PayoutRail, SubmitOutcome } from './rail.ts';
 
-export type HttpRailOptions = SignedCallOptions;
+/** How long a partner that answered the batch route as unknown is sent one payout per call. */
+export const SINGLES_AFTER_NO_BATCH_MS = 10 * 60_000;
+
+export interface HttpRailOptions extends SignedCallOptions {
+  /** How many batch calls to one partner may be under way at once (default 2). */
+  batchesInFlightMax?: number;
+}
+
+/** One submission waiting for its batch: the payout, its caller's signal, and what came of it. */
+interface Waiting {
+  payout: PayoutForRail;
+  signal: AbortSignal;
+}
+type Settled = { ok: true; state: PartnerPayoutState } | { ok: false; error: unknown };
 
 export function createHttpRail(options: HttpRailOptions): PayoutRail {
   const call = createSignedCall(options);
+  /** Until when the partner is sent one payout per call: it answered the batch route as unknown (protocol 1.1). */
+  let singlesUntilMs = 0;
 
   function stateOf(payout: PayoutForRail, answer: PartnerAnswer, what: string): PartnerPayoutState {
     if (answer.statusCode !== 200 || !Value.Check(PartnerPayoutState, answer.body)) throw unclearAnswer(what, answer);
@@ -31,22 +54,87 @@ export function createHttpRail(options: HttpRailOptions): PayoutRail {
   };
   const cashout = (state: { cashoutStatus?: string | undefined }) => (state.cashoutStatus !== undefined ? { cashoutStatus: state.cashoutStatus } : {});
   const path = (payout: PayoutForRail) => `/v1/payouts/${encodeURIComponent(payout.payoutId)}`;
+  const requestOf = (payout: PayoutForRail): PartnerPayoutRequest => ({
+    payoutId: payout.payoutId, payoutProviderId: payout.payoutProviderId, payoutMethod: payout.payoutMethod,
+    destinationCcy: payout.destinationCcy, payoutAmt: amountText(payout), sender: payout.sender, beneficiary: payout.beneficiary,
+  });
+
+  async function submitOne(payout: PayoutForRail, signal: AbortSignal): Promise<PartnerPayoutState> {
+    return stateOf(payout, await call('POST', '/v1/payouts', JSON.stringify(requestOf(payout)), signal), 'submit');
+  }
+
+  /**
+   * One batch call for the payouts given (each once); a payout's state, or why there is none. An
+   * answer that does not give exactly one state for a payout leaves that payout unclear. The call
+   * is bounded by the earliest of the callers' signals (they were made within moments of each other).
+   */
+  async function submitBatch(payouts: PayoutForRail[], signal: AbortSignal): Promise<Map<string, Settled>> {
+    const batch: PartnerPayoutBatch = { payouts: payouts.map(requestOf) };
+    const answer = await call('POST', '/v1/payout-batches', JSON.stringify(batch), signal);
+    if (answer.statusCode === 404 || answer.statusCode === 405) {
+      singlesUntilMs = Date.now() + SINGLES_AFTER_NO_BATCH_MS; // no batch route: nothing of this call was received
+      return new Map(await Promise.all(payouts.map(async (p) => [p.payoutId, await settle(() => submitOne(p, signal))] as const)));
+    }
+    if (answer.statusCode !== 200 || !Value.Check(PartnerPayoutBatchAnswer, answer.body)) throw unclearAnswer('batch submit', answer);
+    const states = new Map<string, PartnerPayoutState[]>();
+    for (const state of (answer.body as PartnerPayoutBatchAnswer).payouts) states.set(state.payoutId, [...(states.get(state.payoutId) ?? []), state]);
+    return new Map(payouts.map((p) => {
+      const found = states.get(p.payoutId);
+      return [p.payoutId, found?.length === 1
+        ? { ok: true, state: found[0]! }
+        : { ok: false, error: unclearAnswer(`batch submit (${found ? 'several states' : 'no state'} for ${p.payoutId})`, answer) }];
+    }));
+  }
+
+  const settle = async (fn: () => Promise<PartnerPayoutState>): Promise<Settled> => {
+    try {
+      return { ok: true, state: await fn() };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  };
+
+  /** Never throws: each waiting submission gets its own state or error (the batcher must not resend one by one). */
+  async function runSubmissions(waiting: Waiting[]): Promise<Settled[]> {
+    const live = waiting.filter((w) => !w.signal.aborted);
+    const byId = new Map<string, PayoutForRail>();
+    for (const w of live) byId.set(w.payout.payoutId, w.payout);
+    let results = new Map<string, Settled>();
+    if (byId.size === 1 || Date.now() < singlesUntilMs) {
+      results = new Map(await Promise.all([...byId.values()].map(async (p) => {
+        const signal = AbortSignal.any(live.filter((w) => w.payout.payoutId === p.payoutId).map((w) => w.signal));
+        return [p.payoutId, await settle(() => submitOne(p, signal))] as const;
+      })));
+    } else if (byId.size > 1) {
+      try {
+        results = await submitBatch([...byId.values()], AbortSignal.any(live.map((w) => w.signal)));
+      } catch (error) {
+        results = new Map([...byId.keys()].map((id) => [id, { ok: false, error }]));
+      }
+    }
+    return waiting.map((w) => (w.signal.aborted && !results.has(w.payout.payoutId)
+      ? { ok: false, error: w.signal.reason as unknown }
+      : results.get(w.payout.payoutId) ?? { ok: false, error: new PartnerUnclearError('submit: no answer') }));
+  }
+
+  const submissions = createBatcher<Waiting, Settled>({
+    run: runSubmissions,
+    batchSizeMax: PAYOUT_BATCH_SIZE_MAX,
+    concurrencyMax: options.batchesInFlightMax ?? 2,
+  });
 
   return {
     async submit(payout, signal): Promise<SubmitOutcome> {
-      const body: PartnerPayoutRequest = {
-        payoutId: payout.payoutId, payoutProviderId: payout.payoutProviderId, payoutMethod: payout.payoutMethod,
-        destinationCcy: payout.destinationCcy, payoutAmt: amountText(payout), sender: payout.sender, beneficiary: payout.beneficiary,
-      };
-      const answer = await call('POST', '/v1/payouts', JSON.stringify(body), signal);
-      const state = stateOf(payout, answer, 'submit');
+      const settled = await submissions.submit({ payout, signal });
+      if (!settled.ok) throw settled.error;
+      const state = settled.state;
       switch (state.status) {
         case 'PAID': return { outcome: 'CONFIRMED', ...cashout(state) };
         case 'PENDING': return { outcome: 'PENDING', ...cashout(state) };
         case 'REJECTED':
         case 'FAILED': return { outcome: 'REJECTED', reason: state.reason ?? 'Rejected by the partner' };
         case 'CANCELLED': return { outcome: 'REJECTED', reason: 'Cancelled before it was received' };
-        case 'RETURNED': throw unclearAnswer('submit (RETURNED is no answer to a submission)', answer);
+        case 'RETURNED': throw new PartnerUnclearError('submit: RETURNED is no answer to a submission');
       }
     },
 
