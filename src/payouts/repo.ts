@@ -82,15 +82,25 @@ export async function lockPayouts(db: Queryable, payoutIds: string[]): Promise<M
 }
 
 /** Writes the result of many submissions at once (status, cashout status, times, sequence). */
-export async function writeSubmissions(db: Queryable, rows: PayoutRow[]): Promise<void> {
-  if (rows.length === 0) return;
+/**
+ * Writes answered submissions and their status events, in one statement (one round trip inside
+ * the answers batch's transaction).
+ */
+export async function writeSubmissions(db: Queryable, rows: PayoutRow[], events: NewEvent[]): Promise<void> {
+  if (rows.length === 0 && events.length === 0) return;
   await db.query({
     name: 'payouts-write-submissions',
-    text: `UPDATE payouts p SET payout_status = u.status, cashout_status = u.cashout, submission_state = 'SUBMITTED',
-             completion_time = u.completion, event_sequence = u.sequence
-           FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[]) AS u(id, status, cashout, completion, sequence)
-          WHERE p.payout_id = u.id`,
-    values: [rows.map((r) => r.payoutId), rows.map((r) => r.payoutStatus), rows.map((r) => r.cashoutStatus), rows.map((r) => r.completionTime), rows.map((r) => r.eventSequence)],
+    text: `WITH written AS (
+             UPDATE payouts p SET payout_status = u.status, cashout_status = u.cashout, submission_state = 'SUBMITTED',
+                    completion_time = u.completion, event_sequence = u.sequence
+               FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::int[]) AS u(id, status, cashout, completion, sequence)
+              WHERE p.payout_id = u.id)
+           INSERT INTO events (member_id, type, resource_id, sequence, data)
+           SELECT * FROM unnest($6::text[], $7::text[], $8::text[], $9::int[], $10::jsonb[])`,
+    values: [
+      rows.map((r) => r.payoutId), rows.map((r) => r.payoutStatus), rows.map((r) => r.cashoutStatus), rows.map((r) => r.completionTime), rows.map((r) => r.eventSequence),
+      events.map((e) => e.memberId), events.map((e) => e.type), events.map((e) => e.resourceId), events.map((e) => e.sequence), events.map((e) => JSON.stringify(e.data)),
+    ],
   });
 }
 

@@ -13,7 +13,6 @@ import { parkForReview, type Alarm } from './review.ts';
 import { forRail } from './for-rail.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { postPending } from '../ledger/service.ts';
-import { insertEvents } from '../events/repo.ts';
 import { findTransition, type PayoutEvent } from './lifecycle.ts';
 import { requireRail, statusOfSubmit, type RailRegistry, type SubmitOutcome } from './rails/rail.ts';
 import * as repo from './repo.ts';
@@ -135,8 +134,7 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
   for (const { row, outcome, check } of slow) done.set(row.payoutId, await applySubmitOutcome(client, row, outcome, now, { check, alarm }));
   const posted = fast.filter((f) => f.posts).map((f) => f.row.payoutId);
   if (posted.length > 0) await postPending(client, ...posted);
-  await repo.writeSubmissions(client, fast.map((f) => f.row));
-  await insertEvents(client, fast.map((f) => statusEvent(f.row, 'ACCP')));
+  await repo.writeSubmissions(client, fast.map((f) => f.row), fast.map((f) => statusEvent(f.row, 'ACCP')));
   return answers.map((a) => done.get(a.row.payoutId)!);
 }
 
