@@ -62,7 +62,7 @@ async function openDatabase(config: Config, log: Logger) {
     info: (msg) => log.info(msg),
     warn: (msg) => log.warn(msg),
   });
-  return { url: embedded.url, embedded };
+  return { url: embedded.localUrl, embedded };
 }
 
 /** Migrates (MIGRATE_ON_START=true) or checks that someone has (false: no DDL rights needed). */

@@ -20,8 +20,28 @@ const DATABASE_NAME = 'service';
 const DATABASE_USER = 'service';
 
 export interface EmbeddedPostgres {
+  /** Over TCP on 127.0.0.1: what runtime.json gives other processes and tools. */
   url: string;
+  /**
+   * Over the cluster's unix socket, for this process's own pools: a round trip costs both sides
+   * about a quarter less CPU than over loopback TCP. The TCP url where the socket's path would be
+   * too long.
+   */
+  localUrl: string;
   stop(): Promise<void>;
+}
+
+/** sun_path holds 108 bytes, and PostgreSQL adds "/.s.PGSQL.<port>" (up to 16) and ".lock" to the directory. */
+const SOCKET_DIR_BYTES_MAX = 85;
+
+/** The cluster's unix socket lives in its own data directory, when the path fits and needs no quoting. */
+export function socketDirFor(pgData: string): string | undefined {
+  return Buffer.byteLength(pgData) <= SOCKET_DIR_BYTES_MAX && /^[A-Za-z0-9_./-]+$/.test(pgData) ? pgData : undefined;
+}
+
+/** The postmaster's options: TCP on loopback only, and the socket in the data directory (or none). */
+function serverOptions(port: number, pgData: string): string {
+  return `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories='${socketDirFor(pgData) ?? ''}'`;
 }
 
 /** What a running owner (service or CLI) writes under DATA_DIR so other tools can find the database. */
@@ -200,7 +220,7 @@ async function startCluster(pgData: string, bin: Binaries, runAs: RunAs, preferr
   for (let attempt = 1; attempt <= START_ATTEMPTS_MAX; attempt++) {
     const reuse = attempt === 1 && preferredPort !== undefined && (await isLoopbackPortFree(preferredPort));
     const port = reuse ? preferredPort : await freeLoopbackPort();
-    const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+    const options = serverOptions(port, pgData);
     try {
       await run(bin.pg_ctl, [
         'start', '-D', pgData, '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS), '-l', path.join(pgData, 'server.log'), '-o', options,
@@ -251,13 +271,16 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   const base = `postgresql://${DATABASE_USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
   await ensureDatabase(`${base}/postgres`);
   const url = `${base}/${DATABASE_NAME}`;
+  const socketDir = socketDirFor(pgData);
+  const localUrl = socketDir === undefined ? url : `postgresql://${DATABASE_USER}:${encodeURIComponent(password)}@${encodeURIComponent(socketDir)}:${port}/${DATABASE_NAME}`;
   const runtime: RuntimeFile = { pid: process.pid, url, startedAt: new Date().toISOString() };
   await fs.writeFile(runtimeFilePath(dataDir), JSON.stringify(runtime), { mode: 0o600 });
   await fs.chmod(runtimeFilePath(dataDir), 0o600);
-  log.info(`embedded PostgreSQL listening on 127.0.0.1:${port}`);
+  log.info(`embedded PostgreSQL listening on 127.0.0.1:${port}${socketDir === undefined ? '' : ` and on its unix socket in ${socketDir}`}`);
   const watchdog = watchCluster({ pgData, bin, runAs, port, log });
   return {
     url,
+    localUrl,
     async stop() {
       await watchdog.stop();
       // a postmaster that died while the service stopped has nothing left to stop
@@ -344,7 +367,7 @@ function watchCluster(cluster: WatchedCluster): { stop(): Promise<void> } {
         await clearDeadPostmasterLock(pgData, log);
         await run(bin.pg_ctl, [
           'start', '-D', pgData, '-w', '-t', String(PG_CTL_TIMEOUT_SECONDS), '-l', path.join(pgData, 'server.log'),
-          '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
+          '-o', serverOptions(port, pgData),
         ], { ...runAs, env: { ...process.env, LC_ALL: 'C.UTF-8' } });
         postmasterPid = await readPostmasterPid(pgData);
         log.info(`embedded PostgreSQL restarted on 127.0.0.1:${port} (pid ${postmasterPid})`);
