@@ -59,7 +59,7 @@ function partnerPaths() {
         requestBody: { required: true, content: { 'application/json': { schema: ref('PartnerPayoutBatch') } } },
         responses: {
           200: json('PartnerPayoutBatchAnswer', 'One state per payout, as POST /v1/payouts would answer it'),
-          400: json('Error', 'The body does not match the schema, or a payoutId appears twice: nothing was received'),
+          400: json('Error', 'The body does not match the schema, or a payoutId appears twice: nothing was received (the service then sends each payout alone)'),
         },
       },
     },

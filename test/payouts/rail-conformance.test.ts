@@ -268,6 +268,19 @@ describe('http rail, batch submissions (protocol 1.2)', () => {
     }
   });
 
+  test('a batch the partner refuses as a whole (400) is sent again one payout per call: only the payout it cannot take stays in doubt', async () => {
+    const rail = fresh();
+    const before = batchCalls(400);
+    const bad = { ...payout(), payoutProviderId: 'X'.repeat(60) }; // longer than the protocol allows
+    const payouts = [payout(), payout(), payout(), payout(), payout(), bad];
+    const results = await Promise.allSettled(payouts.map((p) => rail.submit(p, signal())));
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    for (const r of results.slice(0, 5)) assert.deepEqual((r as PromiseFulfilledResult<unknown>).value, { outcome: 'CONFIRMED' });
+    await eventually(() => batchCalls(400) === before + 1, 'the batch answered 400 once');
+    for (const p of payouts.slice(0, 5)) assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 1, submissions: 1 });
+    assert.deepEqual(await subjects['http']!.books(bad.payoutId), { held: 0, submissions: 0 });
+  });
+
   test('the partner refuses a batch naming a payoutId twice, or of more than 100 payouts, and records none of it; a batch over 64 KiB is taken', async () => {
     const call = createSignedCall({ baseUrl: partner.url, signingKey: serviceKey, dispatcher: agent });
     const twice = payout();

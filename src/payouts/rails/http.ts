@@ -8,7 +8,9 @@
 // (POST /v1/payout-batches, protocol 1.2): one signature, one request and one write at the
 // partner for up to PAYOUT_BATCH_SIZE_MAX payouts, each handled as if submitted alone. A partner
 // that answers the batch route 404 or 405 (protocol 1.1) gets one call per payout for the next
-// SINGLES_AFTER_NO_BATCH_MS, then the batch route is tried again.
+// SINGLES_AFTER_NO_BATCH_MS, then the batch route is tried again; a batch refused as a whole (400,
+// 413: nothing of it recorded) is sent again one payout per call, so that one payout the partner
+// cannot take leaves only itself in doubt.
 import { Agent } from 'undici';
 import { Compile } from 'typebox/compile';
 import {
@@ -77,10 +79,14 @@ export function createHttpRail(options: HttpRailOptions): PayoutRail {
   async function submitBatch(payouts: PayoutForRail[], signal: AbortSignal): Promise<Map<string, Settled>> {
     const batch: PartnerPayoutBatch = { payouts: payouts.map(requestOf) };
     const answer = await call('POST', '/v1/payout-batches', JSON.stringify(batch), signal);
+    const oneByOne = async () => new Map(await Promise.all(payouts.map(async (p) => [p.payoutId, await settle(() => submitOne(p, signal))] as const)));
     if (answer.statusCode === 404 || answer.statusCode === 405) {
       singlesUntilMs = Date.now() + SINGLES_AFTER_NO_BATCH_MS; // no batch route: nothing of this call was received
-      return new Map(await Promise.all(payouts.map(async (p) => [p.payoutId, await settle(() => submitOne(p, signal))] as const)));
+      return oneByOne();
     }
+    // the partner refused the batch as a whole and recorded none of it: one payout it cannot take must
+    // not hold up the others, so each goes alone (the refused one then stays in doubt on its own)
+    if (answer.statusCode === 400 || answer.statusCode === 413) return oneByOne();
     if (answer.statusCode !== 200 || !batchAnswerSchema.Check(answer.body)) throw unclearAnswer('batch submit', answer);
     const states = new Map<string, PartnerPayoutState[]>();
     for (const state of (answer.body as PartnerPayoutBatchAnswer).payouts) states.set(state.payoutId, [...(states.get(state.payoutId) ?? []), state]);
