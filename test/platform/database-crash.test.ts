@@ -103,7 +103,7 @@ async function rideOutCrash(service: ChildService, dbDataDir: string, signal: No
     assert.ok(failures.length > 0, 'the outage was seen');
     for (const failure of failures) {
       assert.equal(failure.refused, undefined, 'no refused connection');
-      assert.equal(failure.status, 503, JSON.stringify(failure));
+      assert.equal(failure.status, 503, `${JSON.stringify(failure)}\n${service.output().split('\n').filter((l) => l.includes('"level":50')).slice(-5).join('\n')}`);
       assert.equal(failure.code, 'SERVICE_UNAVAILABLE');
       assert.deepEqual(failure.keys, ['code', 'detail', 'message']);
       assert.ok(Number(failure.retryAfter) >= 1, 'Retry-After in seconds');

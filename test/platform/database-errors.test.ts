@@ -15,6 +15,8 @@ test('lost connections, a server going away or starting, and a closed database a
   assert.equal(isDatabaseUnavailable(withCode('55000', 'database "service" is not currently accepting connections')), true);
   assert.equal(isDatabaseUnavailable(new Error('wrapped', { cause: withCode('ECONNREFUSED') })), true);
   assert.equal(isDatabaseUnavailable(new AggregateError([new Error('a'), withCode('57P01')])), true);
+  // the embedded cluster's unix socket while its postmaster is down or restarting
+  assert.equal(isDatabaseUnavailable(Object.assign(withCode('ENOENT', 'connect ENOENT /data/postgres/.s.PGSQL.5432'), { syscall: 'connect' })), true);
 });
 
 test('refused statements, conflicts and plain bugs are not', () => {
@@ -24,5 +26,6 @@ test('refused statements, conflicts and plain bugs are not', () => {
   assert.equal(isDatabaseUnavailable(withCode('55000', 'object is in use')), false);
   assert.equal(isDatabaseUnavailable(new TypeError('cannot read properties of undefined')), false);
   assert.equal(isDatabaseUnavailable('ECONNREFUSED'), false);
+  assert.equal(isDatabaseUnavailable(Object.assign(withCode('ENOENT', 'no such file'), { syscall: 'open' })), false, 'a missing file is not an outage');
   assert.equal(isDatabaseUnavailable(undefined), false);
 });

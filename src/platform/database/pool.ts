@@ -50,6 +50,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') {
       if (UNREACHABLE_SOCKET_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08')) return true;
+      // the unix socket of a server that is down or restarting is not there
+      if (code === 'ENOENT' && (current as { syscall?: unknown }).syscall === 'connect') return true;
       if (code === '55000' && /is not currently accepting connections/.test(current.message)) return true;
     }
     if (UNREACHABLE_MESSAGES.test(current.message)) return true;
