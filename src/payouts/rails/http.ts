@@ -31,7 +31,10 @@ import type { CancelOutcome, PartnerStatus, PayoutForRail, PayoutRail, SubmitOut
 export const SINGLES_AFTER_NO_BATCH_MS = 10 * 60_000;
 
 export interface HttpRailOptions extends SignedCallOptions {
-  /** How many batch calls to one partner may be under way at once (default 2). */
+  /**
+   * How many submission calls to one partner may be under way at once (default 1: the next batch
+   * gathers while one is under way; two at a time made smaller batches and fewer payouts per second).
+   */
   batchesInFlightMax?: number;
 }
 
@@ -132,7 +135,7 @@ export function createHttpRail(options: HttpRailOptions): PayoutRail {
   const submissions = createBatcher<Waiting, Settled>({
     run: runSubmissions,
     batchSizeMax: PAYOUT_BATCH_SIZE_MAX,
-    concurrencyMax: options.batchesInFlightMax ?? 2,
+    concurrencyMax: options.batchesInFlightMax ?? 1,
   });
 
   return {
