@@ -122,10 +122,14 @@ export function createPartnerServer(deps: ServerDeps) {
   let next: Behaviour | undefined;
   /** false: the batch route is answered as unknown, as by a partner of protocol 1.1 (POST /control/batches). */
   let batches = true;
-  /** A payout's behaviour: its own, under the one set for the next request (taken by this call, or given by a batch call). */
-  const behaviourFor = (payoutId: string | undefined, forCall?: Behaviour): Behaviour => {
-    const once = forCall ?? next;
-    if (!forCall) next = undefined;
+  /** The behaviour set for the next request, taken by this one. */
+  const takeNext = (): Behaviour => {
+    const once = next ?? {};
+    next = undefined;
+    return once;
+  };
+  /** A payout's behaviour: its own, under the one set for the next request (a batch takes that once for all its payouts). */
+  const behaviourFor = (payoutId: string | undefined, once: Behaviour = takeNext()): Behaviour => {
     const own = payoutId === undefined ? undefined : perPayout.get(payoutId);
     if (own?.once) perPayout.delete(payoutId!);
     return { ...own, ...once };
@@ -147,9 +151,8 @@ export function createPartnerServer(deps: ServerDeps) {
     const ids = batch.payouts.map((p) => p.payoutId);
     const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
     if (repeated) throw new HttpAnswer(400, { code: 'VALIDATION_ERROR', detail: `payouts: payoutId ${repeated} appears twice` });
-    const forCall = next ?? {};
-    next = undefined;
-    const behaviours = new Map(batch.payouts.map((p) => [p.payoutId, behaviourFor(p.payoutId, forCall)]));
+    const once = takeNext();
+    const behaviours = new Map(batch.payouts.map((p) => [p.payoutId, behaviourFor(p.payoutId, once)]));
     const call = callBehaviour([...behaviours.values()]);
     const early = await before(call);
     if (early) return early;

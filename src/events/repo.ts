@@ -15,18 +15,17 @@ export interface NewEvent {
   data: object;
 }
 
+/** The events as the five arrays the insert's unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::jsonb[]) takes. */
+export function eventColumns(events: NewEvent[]): [string[], string[], string[], number[], string[]] {
+  return [events.map((e) => e.memberId), events.map((e) => e.type), events.map((e) => e.resourceId), events.map((e) => e.sequence), events.map((e) => JSON.stringify(e.data))];
+}
+
 export async function insertEvents(db: Queryable, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   await db.query(
     `INSERT INTO events (member_id, type, resource_id, sequence, data)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::jsonb[])`,
-    [
-      events.map((e) => e.memberId),
-      events.map((e) => e.type),
-      events.map((e) => e.resourceId),
-      events.map((e) => e.sequence),
-      events.map((e) => JSON.stringify(e.data)),
-    ],
+    eventColumns(events),
   );
 }
 

@@ -3,7 +3,7 @@ import { isUuid } from '../platform/ids.ts';
 import type { Queryable } from '../platform/database/pool.ts';
 import type { CancellationStatus, PayoutStatus, SubmissionState } from './lifecycle.ts';
 import type { PayoutMethod, Segment } from '../providers/model.ts';
-import type { NewEvent } from '../events/repo.ts';
+import { eventColumns, type NewEvent } from '../events/repo.ts';
 import type { CreatePayoutResponse } from './schemas.ts';
 
 
@@ -81,10 +81,9 @@ export async function lockPayouts(db: Queryable, payoutIds: string[]): Promise<M
   return new Map(rows.map((r) => [r.payoutId, r]));
 }
 
-/** Writes the result of many submissions at once (status, cashout status, times, sequence). */
 /**
- * Writes answered submissions and their status events, in one statement (one round trip inside
- * the answers batch's transaction).
+ * Writes the result of many submissions at once (status, cashout status, times, sequence) and
+ * their status events, in one statement (one round trip inside the answers batch's transaction).
  */
 export async function writeSubmissions(db: Queryable, rows: PayoutRow[], events: NewEvent[]): Promise<void> {
   if (rows.length === 0 && events.length === 0) return;
@@ -99,7 +98,7 @@ export async function writeSubmissions(db: Queryable, rows: PayoutRow[], events:
            SELECT * FROM unnest($6::text[], $7::text[], $8::text[], $9::int[], $10::jsonb[])`,
     values: [
       rows.map((r) => r.payoutId), rows.map((r) => r.payoutStatus), rows.map((r) => r.cashoutStatus), rows.map((r) => r.completionTime), rows.map((r) => r.eventSequence),
-      events.map((e) => e.memberId), events.map((e) => e.type), events.map((e) => e.resourceId), events.map((e) => e.sequence), events.map((e) => JSON.stringify(e.data)),
+      ...eventColumns(events),
     ],
   });
 }

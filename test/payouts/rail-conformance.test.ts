@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestService, type TestService } from '../support/service.ts';
+import { eventually } from '../support/payouts.ts';
 import { spawnReferencePartner, type ReferencePartner } from '../support/reference-partner.ts';
 import { createSandboxRails } from '../../src/payouts/rails/sandbox.ts';
 import { createHttpRail, createRailAgent } from '../../src/payouts/rails/http.ts';
@@ -201,13 +202,7 @@ describe('http rail, batch submissions (protocol 1.2)', () => {
   const fresh = () => createHttpRail({ baseUrl: partner.url, signingKey: serviceKey, dispatcher: agent });
   const batchCalls = (status: number) => partner.calls('/v1/payout-batches')[status] ?? 0;
   /** The partner logs a call as it answers it; its log reaches this process a moment later. */
-  async function eventually(check: () => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + 3000;
-    while (!check()) {
-      if (Date.now() > deadline) assert.fail(`not seen within 3 s: ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
+  const callsSeen = (status: number, check: (count: number) => boolean) => eventually(async () => batchCalls(status), check, 3000);
   const asRequest = (p: PayoutForRail) => ({
     payoutId: p.payoutId, payoutProviderId: p.payoutProviderId, payoutMethod: p.payoutMethod, destinationCcy: p.destinationCcy,
     payoutAmt: p.payoutAmt, sender: p.sender, beneficiary: p.beneficiary,
@@ -233,7 +228,7 @@ describe('http rail, batch submissions (protocol 1.2)', () => {
       { outcome: 'CONFIRMED' },
     ]);
     assert.deepEqual(answers.slice(5), extra.map(() => ({ outcome: 'CONFIRMED' })));
-    await eventually(() => batchCalls(200) > before, 'a batch call answered 200');
+    assert.ok((await callsSeen(200, (n) => n > before)) > before, 'a batch call answered 200');
     assert.deepEqual(await subjects['http']!.books(repeat.payoutId), { held: 1, submissions: 2 }, 'a repeat in a batch pays nothing twice');
     assert.deepEqual(await subjects['http']!.books(paid.payoutId), { held: 1, submissions: 1 });
     assert.deepEqual(await rail.status(blocked, signal()), { status: 'CANCELLED' }, 'a blocked id stays unpaid');
@@ -257,7 +252,7 @@ describe('http rail, batch submissions (protocol 1.2)', () => {
       const before = batchCalls(404);
       const first = Array.from({ length: 6 }, () => payout());
       assert.deepEqual(await Promise.all(first.map((p) => rail.submit(p, signal()))), first.map(() => ({ outcome: 'CONFIRMED' })));
-      await eventually(() => batchCalls(404) === before + 1, 'one batch call answered 404');
+      assert.equal(await callsSeen(404, (n) => n === before + 1), before + 1, 'one batch call answered 404');
       const second = Array.from({ length: 6 }, () => payout());
       assert.deepEqual(await Promise.all(second.map((p) => rail.submit(p, signal()))), second.map(() => ({ outcome: 'CONFIRMED' })));
       for (const p of [...first, ...second]) assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 1, submissions: 1 });
@@ -276,7 +271,7 @@ describe('http rail, batch submissions (protocol 1.2)', () => {
     const results = await Promise.allSettled(payouts.map((p) => rail.submit(p, signal())));
     assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
     for (const r of results.slice(0, 5)) assert.deepEqual((r as PromiseFulfilledResult<unknown>).value, { outcome: 'CONFIRMED' });
-    await eventually(() => batchCalls(400) === before + 1, 'the batch answered 400 once');
+    assert.equal(await callsSeen(400, (n) => n === before + 1), before + 1, 'the batch answered 400 once');
     for (const p of payouts.slice(0, 5)) assert.deepEqual(await subjects['http']!.books(p.payoutId), { held: 1, submissions: 1 });
     assert.deepEqual(await subjects['http']!.books(bad.payoutId), { held: 0, submissions: 0 });
   });

@@ -18,14 +18,14 @@ import {
 } from '../../partners/protocol.ts';
 import { createSignedCall, PartnerUnclearError, unclearAnswer, type PartnerAnswer, type SignedCallOptions } from '../../partners/signed-call.ts';
 import { createBatcher } from '../../platform/batcher.ts';
+import { formatMinor, parseAmount } from '../../platform/money.ts';
+import type { CancelOutcome, PartnerStatus, PayoutForRail, PayoutRail, SubmitOutcome } from './rail.ts';
 
 // the answers' schemas, compiled once (checking an answer with Value.Check cost about twenty times more)
 const stateSchema = Compile(PartnerPayoutState);
 const batchAnswerSchema = Compile(PartnerPayoutBatchAnswer);
 const notFoundSchema = Compile(PartnerNotFound);
 const cancelAnswerSchema = Compile(PartnerCancelAnswer);
-import { formatMinor, parseAmount } from '../../platform/money.ts';
-import type { CancelOutcome, PartnerStatus, PayoutForRail, PayoutRail, SubmitOutcome } from './rail.ts';
 
 /** How long a partner that answered the batch route as unknown is sent one payout per call. */
 export const SINGLES_AFTER_NO_BATCH_MS = 10 * 60_000;
@@ -38,7 +38,7 @@ export interface HttpRailOptions extends SignedCallOptions {
   batchesInFlightMax?: number;
 }
 
-/** One submission waiting for its batch: the payout, its caller's signal, and what came of it. */
+/** One submission waiting for its batch: the payout and its caller's signal. */
 interface Waiting {
   payout: PayoutForRail;
   signal: AbortSignal;
@@ -75,21 +75,21 @@ export function createHttpRail(options: HttpRailOptions): PayoutRail {
   }
 
   /**
-   * One batch call for the payouts given (each once); a payout's state, or why there is none. An
-   * answer that does not give exactly one state for a payout leaves that payout unclear. The call
-   * is bounded by the earliest of the callers' signals (they were made within moments of each other).
+   * One batch call for the payouts given (each once): a payout's state, or why there is none; or
+   * ALONE when each must be sent in a call of its own instead (nothing of the batch was received).
+   * An answer that does not give exactly one state for a payout leaves that payout unclear. The
+   * call is bounded by the earliest of the callers' signals (they were made within moments of each other).
    */
-  async function submitBatch(payouts: PayoutForRail[], signal: AbortSignal): Promise<Map<string, Settled>> {
+  async function submitBatch(payouts: PayoutForRail[], signal: AbortSignal): Promise<Map<string, Settled> | 'ALONE'> {
     const batch: PartnerPayoutBatch = { payouts: payouts.map(requestOf) };
     const answer = await call('POST', '/v1/payout-batches', JSON.stringify(batch), signal);
-    const oneByOne = async () => new Map(await Promise.all(payouts.map(async (p) => [p.payoutId, await settle(() => submitOne(p, signal))] as const)));
     if (answer.statusCode === 404 || answer.statusCode === 405) {
-      singlesUntilMs = Date.now() + SINGLES_AFTER_NO_BATCH_MS; // no batch route: nothing of this call was received
-      return oneByOne();
+      singlesUntilMs = Date.now() + SINGLES_AFTER_NO_BATCH_MS; // no batch route
+      return 'ALONE';
     }
     // the partner refused the batch as a whole and recorded none of it: one payout it cannot take must
     // not hold up the others, so each goes alone (the refused one then stays in doubt on its own)
-    if (answer.statusCode === 400 || answer.statusCode === 413) return oneByOne();
+    if (answer.statusCode === 400 || answer.statusCode === 413) return 'ALONE';
     if (answer.statusCode !== 200 || !batchAnswerSchema.Check(answer.body)) throw unclearAnswer('batch submit', answer);
     const states = new Map<string, PartnerPayoutState[]>();
     for (const state of (answer.body as PartnerPayoutBatchAnswer).payouts) states.set(state.payoutId, [...(states.get(state.payoutId) ?? []), state]);
@@ -114,15 +114,18 @@ export function createHttpRail(options: HttpRailOptions): PayoutRail {
     const live = waiting.filter((w) => !w.signal.aborted);
     const byId = new Map<string, PayoutForRail>();
     for (const w of live) byId.set(w.payout.payoutId, w.payout);
+    /** Each payout in a call of its own, bounded by its own callers' signals. */
+    const eachAlone = async () => new Map(await Promise.all([...byId.values()].map(async (p) => {
+      const signal = AbortSignal.any(live.filter((w) => w.payout.payoutId === p.payoutId).map((w) => w.signal));
+      return [p.payoutId, await settle(() => submitOne(p, signal))] as const;
+    })));
     let results = new Map<string, Settled>();
     if (byId.size === 1 || Date.now() < singlesUntilMs) {
-      results = new Map(await Promise.all([...byId.values()].map(async (p) => {
-        const signal = AbortSignal.any(live.filter((w) => w.payout.payoutId === p.payoutId).map((w) => w.signal));
-        return [p.payoutId, await settle(() => submitOne(p, signal))] as const;
-      })));
+      results = await eachAlone();
     } else if (byId.size > 1) {
       try {
-        results = await submitBatch([...byId.values()], AbortSignal.any(live.map((w) => w.signal)));
+        const batch = await submitBatch([...byId.values()], AbortSignal.any(live.map((w) => w.signal)));
+        results = batch === 'ALONE' ? await eachAlone() : batch;
       } catch (error) {
         results = new Map([...byId.keys()].map((id) => [id, { ok: false, error }]));
       }
