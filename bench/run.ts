@@ -241,7 +241,7 @@ async function productionFigure(dataDir: string): Promise<Omit<Figure, 'ratioToC
   const service = await start('src/main.ts', { ...base, ...secrets, MODE: 'production', PARTNER_CONNECTIONS_REFRESH_MS: '300' }, path.join(prodDir, 'service.log'));
   const partner = await startPartner(service.url, prodDir);
   try {
-    await admin(prodDir, ['partners', 'add-key', '--member', 'PARTNER_MX', '--key-id', partner.keyId, '--public-key', partner.publicKey, '--actor', 'bench'], secrets);
+    await admin(prodDir, ['partners', 'add-key', '--member', 'PARTNER_MX', '--key-id', partner.keyId, `--public-key=${partner.publicKey}`, '--actor', 'bench'], secrets);
     await admin(prodDir, ['partners', 'connect', '--member', 'PARTNER_MX', '--base-url', partner.url, '--actor', 'bench'], secrets);
     await new Promise((resolve) => setTimeout(resolve, 1000)); // read within PARTNER_CONNECTIONS_REFRESH_MS
     const basic = `Basic ${Buffer.from(`${created.clientId}:${created.clientSecret}`).toString('base64')}`;

@@ -64,7 +64,7 @@ test('add-key and retire-key: a key added is accepted by the intake, a retired o
   // accepted: the signature checks, and the refusal is about the payout (not this partner's), not the key
   assert.equal((await sendReport(service.url, key, reportBody(randomUUID()))).status, 404);
 
-  const taken = await admin(['partners', 'add-key', '--member', 'PARTNER_KE', '--key-id', key.keyId, '--public-key', newKey().publicKeyText]);
+  const taken = await admin(['partners', 'add-key', '--member', 'PARTNER_KE', '--key-id', key.keyId, `--public-key=${newKey().publicKeyText}`]);
   assert.match(taken.stderr, /KEY_ID_TAKEN/);
   const invalid = await admin(['partners', 'add-key', '--member', 'PARTNER_KE', '--key-id', 'k-bad', '--public-key', 'not-a-key']);
   assert.match(invalid.stderr, /INVALID_PUBLIC_KEY/);
