@@ -1,6 +1,9 @@
 // Group commit. Work items submitted while earlier batches are still running wait and are then
-// run together, in one transaction, by `run`. Under light load an item runs alone at once (no
-// added wait); under heavy load items share a commit and the locks it takes. Items are grouped by
+// run together, in one transaction, by `run`. A lane with nothing running starts its batch once the
+// current turn of the event loop is over (setImmediate), so that the items submitted in one burst
+// (the answers of one partner call, the requests read in one poll of the sockets) share a batch
+// instead of the first going alone and the rest waiting for it; under light load an item so runs
+// alone almost at once. Under heavy load items share a commit and the locks it takes. Items are grouped by
 // key (for payouts: the prefund account they reserve from), so that batches that would queue on
 // the same lock are few and large, while other keys run beside them. A batch that fails as a
 // whole is retried item by item, so one bad item cannot fail its neighbours; except when it lost
@@ -27,6 +30,8 @@ interface Waiting<I, R> {
 interface Lane<I, R> {
   queue: Array<Waiting<I, R>>;
   running: number;
+  /** A start of batches is scheduled for the end of this turn of the event loop. */
+  starting: boolean;
 }
 
 export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
@@ -59,7 +64,7 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
       lane.running++;
       void runBatch(batch).finally(() => {
         lane.running--;
-        if (lane.running === 0 && lane.queue.length === 0) lanes.delete(key);
+        if (lane.running === 0 && lane.queue.length === 0 && !lane.starting) lanes.delete(key);
         else pump(key, lane);
       });
     }
@@ -69,11 +74,17 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>) {
     submit(item: I): Promise<R> {
       const key = options.keyOf?.(item) ?? '';
       let lane = lanes.get(key);
-      if (!lane) lanes.set(key, (lane = { queue: [], running: 0 }));
+      if (!lane) lanes.set(key, (lane = { queue: [], running: 0, starting: false }));
       const target = lane;
       return new Promise<R>((resolve, reject) => {
         target.queue.push({ item, resolve, reject });
-        pump(key, target);
+        if (target.starting || target.running >= options.concurrencyMax) return; // a batch ending takes it
+        target.starting = true;
+        setImmediate(() => {
+          target.starting = false;
+          pump(key, target);
+          if (target.running === 0 && target.queue.length === 0 && lanes.get(key) === target) lanes.delete(key);
+        });
       });
     },
   };

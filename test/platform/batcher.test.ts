@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createBatcher } from '../../src/platform/batcher.ts';
 import { DatabaseBusyError } from '../../src/platform/database/transaction.ts';
 
-test('items submitted while a batch runs are taken together, up to the batch size', async () => {
+test('items submitted in one turn of the event loop share a batch; those submitted while it runs are taken together next, up to the batch size', async () => {
   const batches: number[][] = [];
   const batcher = createBatcher<number, number>({
     batchSizeMax: 3,
@@ -15,9 +15,21 @@ test('items submitted while a batch runs are taken together, up to the batch siz
       return items.map((i) => i * 10);
     },
   });
-  const results = await Promise.all([1, 2, 3, 4, 5, 6, 7].map((i) => batcher.submit(i)));
-  assert.deepEqual(results, [10, 20, 30, 40, 50, 60, 70]);
-  assert.deepEqual(batches, [[1], [2, 3, 4], [5, 6, 7]]);
+  const burst = [1, 2].map((i) => batcher.submit(i));
+  await new Promise((r) => setTimeout(r, 5)); // the burst's batch is running
+  const later = [3, 4, 5, 6, 7].map((i) => batcher.submit(i));
+  assert.deepEqual(await Promise.all([...burst, ...later]), [10, 20, 30, 40, 50, 60, 70]);
+  assert.deepEqual(batches, [[1, 2], [3, 4, 5], [6, 7]]);
+});
+
+test('an item alone starts its batch within the same turn of the event loop, not after a timer', async () => {
+  const batches: number[][] = [];
+  const batcher = createBatcher<number, number>({ batchSizeMax: 10, concurrencyMax: 1, run: async (items) => (batches.push(items), items) });
+  const result = batcher.submit(1);
+  assert.deepEqual(batches, []); // not started while the submitting code still runs
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(batches, [[1]]);
+  assert.equal(await result, 1);
 });
 
 test('a failing batch is retried one item at a time: only the bad item fails', async () => {
@@ -47,7 +59,9 @@ test('a batch that lost its races (DatabaseBusyError) fails whole: no item is ru
       return items;
     },
   });
-  const results = await Promise.allSettled([1, 2, 3, 4].map((i) => batcher.submit(i)));
+  const first = batcher.submit(1);
+  await new Promise((r) => setImmediate(r)); // [1] runs alone
+  const results = await Promise.allSettled([first, ...[2, 3, 4].map((i) => batcher.submit(i))]);
   assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'rejected', 'rejected']);
   for (const r of results.slice(1)) assert.equal((r as PromiseRejectedResult).reason, busy);
   assert.deepEqual(batches, [[1], [2, 3, 4]]);
