@@ -123,6 +123,45 @@ export async function recordTransfers(db: Queryable, transfers: TransferRow[], d
   expectRows('new transfers', transfers.length, Number(result.rows[0]?.inserted ?? 0));
 }
 
+/**
+ * Reservations written inside a caller's statement (one round trip, no transaction of its own),
+ * as CTEs: of `transfers` (a jsonb parameter of prepareReservations' rows, e.g. '$3'), those whose
+ * reference is among `references` (a query yielding text, e.g. the ids a payout insert returned);
+ * their accounts locked in account order (LOCK ORDER: after the caller's domain rows), then the
+ * transfers inserted (the locks are an InitPlan of the insert, so its movement numbers follow
+ * them), then the totals moved, ledger.writing on as in recordTransfers. An account left
+ * overdrawn fails the statement (constraint ledger_accounts_no_overdraft, SQLSTATE 23514), and
+ * nothing of it stays. Yields `reserved` (each transfer written).
+ */
+export function reservationCtes(transfers: string, references: string): string {
+  return `reservation_input AS (
+             SELECT r.* FROM jsonb_to_recordset(${transfers}::jsonb) AS r(transfer_id uuid, debit_account_id bigint, credit_account_id bigint,
+               amount numeric, currency text, reason text, reference text)
+              WHERE r.reference IN (${references})),
+           reservation_locks AS (
+             SELECT a.account_id FROM ledger_accounts a
+              WHERE a.account_id IN (SELECT debit_account_id FROM reservation_input UNION SELECT credit_account_id FROM reservation_input)
+              ORDER BY a.account_id FOR NO KEY UPDATE),
+           reserved AS (
+             INSERT INTO ledger_transfers (transfer_id, debit_account_id, credit_account_id, amount, currency, state, two_phase, reason, reference)
+             SELECT transfer_id, debit_account_id, credit_account_id, amount, currency, 'PENDING', true, reason, reference
+               FROM reservation_input WHERE (SELECT count(*) FROM reservation_locks) >= 0
+             RETURNING debit_account_id, credit_account_id, amount),
+           reservation_totals AS (
+             UPDATE ledger_accounts a SET debits_committed = a.debits_committed + d.dr, credits_committed = a.credits_committed + d.cr
+               FROM (SELECT id, sum(dr) AS dr, sum(cr) AS cr
+                       FROM (SELECT debit_account_id AS id, amount AS dr, 0 AS cr FROM reserved
+                             UNION ALL SELECT credit_account_id, 0, amount FROM reserved) m GROUP BY id) d, ${WRITING}
+              WHERE a.account_id = d.id
+             RETURNING a.account_id)`;
+}
+
+/** prepareReservations' rows as the jsonb parameter of reservationCtes. */
+export const reservationsParameter = (transfers: TransferRow[]) => JSON.stringify(transfers.map((t) => ({
+  transfer_id: t.transferId, debit_account_id: t.debitAccountId, credit_account_id: t.creditAccountId,
+  amount: t.amount.toString(), currency: t.currency, reason: t.reason, reference: t.reference,
+})));
+
 export async function applyTotals(db: Queryable, deltas: Map<string, TotalsDelta>): Promise<void> {
   if (deltas.size === 0) return;
   const result = await db.query({
@@ -147,21 +186,40 @@ export async function lockPendingTransfers(db: Queryable, reference: string): Pr
 }
 
 /**
+ * The no-overdraft accounts that the pending transfers of the references move, share-locked (FOR
+ * KEY SHARE) in account order. `references` completes `reference ...`: `= ANY($1::text[])`, or
+ * `IN (SELECT ...)` inside a caller's statement.
+ */
+const postingLocks = (references: string) => `SELECT a.account_id FROM ledger_accounts a
+            WHERE a.no_overdraft
+              AND a.account_id IN (SELECT debit_account_id FROM ledger_transfers WHERE reference ${references} AND state = 'PENDING'
+                                   UNION SELECT credit_account_id FROM ledger_transfers WHERE reference ${references} AND state = 'PENDING')
+            ORDER BY a.account_id FOR KEY SHARE OF a`;
+
+const POST_SET = `SET state = 'POSTED', resolved_at = now(), resolved_seq = nextval('ledger_movement_seq')`;
+
+/**
  * Share-locks (FOR KEY SHARE) the no-overdraft accounts that the pending transfers of the
  * references move, before their post takes its movement numbers: a statement reader, which locks
  * the account FOR UPDATE, then waits for the post to commit (migration 0023). Writers' locks
  * (FOR NO KEY UPDATE) do not conflict with it, so posts still never queue on reservations.
  */
 export async function lockForPosting(db: Queryable, references: string[]): Promise<void> {
-  await db.query({
-    name: 'ledger-lock-for-posting',
-    text: `SELECT a.account_id FROM ledger_accounts a
-            WHERE a.no_overdraft
-              AND a.account_id IN (SELECT debit_account_id FROM ledger_transfers WHERE reference = ANY($1::text[]) AND state = 'PENDING'
-                                   UNION SELECT credit_account_id FROM ledger_transfers WHERE reference = ANY($1::text[]) AND state = 'PENDING')
-            ORDER BY a.account_id FOR KEY SHARE OF a`,
-    values: [references],
-  });
+  await db.query({ name: 'ledger-lock-for-posting', text: postingLocks('= ANY($1::text[])'), values: [references] });
+}
+
+/**
+ * lockForPosting and the post, as two CTEs for a caller that posts inside a statement of its own
+ * (one round trip): `posting_locks`, then `posted` (yielding the reference of each transfer
+ * posted). The locks are an InitPlan of the post, so they are taken before its first movement
+ * number. `references` as in postingLocks; the caller checks that each reference had a
+ * reservation to post.
+ */
+export function postingCtes(references: string): string {
+  return `posting_locks AS (${postingLocks(references)}),
+     posted AS (UPDATE ledger_transfers ${POST_SET}
+                 WHERE reference ${references} AND state = 'PENDING' AND (SELECT count(*) FROM posting_locks) >= 0
+                RETURNING reference)`;
 }
 
 /**
@@ -171,8 +229,7 @@ export async function lockForPosting(db: Queryable, references: string[]): Promi
 export async function postPendingOf(db: Queryable, references: string[]): Promise<number> {
   const result = await db.query<{ reference: string }>({
     name: 'ledger-post-pending',
-    text: `UPDATE ledger_transfers SET state = 'POSTED', resolved_at = now(), resolved_seq = nextval('ledger_movement_seq')
-            WHERE reference = ANY($1::text[]) AND state = 'PENDING' RETURNING reference`,
+    text: `UPDATE ledger_transfers ${POST_SET} WHERE reference = ANY($1::text[]) AND state = 'PENDING' RETURNING reference`,
     values: [references],
   });
   const posted = new Set(result.rows.map((r) => r.reference));

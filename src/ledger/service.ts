@@ -21,7 +21,7 @@
 // sandbox seed. A transaction that loses a race anyway is run again (platform/database/transaction.ts).
 import assert from 'node:assert/strict';
 import { transactionScope, type Queryable } from '../platform/database/pool.ts';
-import { accountKey, type AccountSpec } from './accounts.ts';
+import { accountKey, mayOverdraw, type AccountSpec } from './accounts.ts';
 import * as repo from './repo.ts';
 
 export interface TransferInput {
@@ -178,6 +178,35 @@ export async function createTransfers(db: Queryable, groups: TransferGroup[], op
   }
   await repo.recordTransfers(db, accepted, deltas);
   return results;
+}
+
+/** Whether a statement was refused because it would have left a no-overdraft account overdrawn. */
+export function isOverdraftRefusal(error: unknown): boolean {
+  const e = error as { code?: unknown; constraint?: unknown } | null;
+  return e?.code === '23514' && e.constraint === 'ledger_accounts_no_overdraft';
+}
+
+/**
+ * Reservations (two-phase transfers, PENDING) made ready for a caller's own statement, which
+ * writes them with repo.reservationCtes in one round trip: the checks of createTransfers that need
+ * no lock. Undefined when the id of an account is not known yet: the caller then takes
+ * createTransfers in a transaction, which creates and learns it. There the funds are checked
+ * group by group; in the one statement all groups stand or fall together (the no-overdraft
+ * constraint refuses the statement, and the caller takes createTransfers for the batch).
+ */
+export function prepareReservations(groups: TransferGroup[], known: ReadonlyMap<string, string>): repo.TransferRow[] | undefined {
+  const all = groups.flat();
+  all.forEach(checkInput);
+  assert.equal(new Set(all.map((t) => t.transferId)).size, all.length, 'transfer ids are unique');
+  const rows: repo.TransferRow[] = [];
+  for (const t of all) {
+    assert.ok(mayOverdraw(t.credit), `transfer ${t.transferId}: a no-overdraft account takes posted credits only`);
+    const debitAccountId = known.get(accountKey(t.debit));
+    const creditAccountId = known.get(accountKey(t.credit));
+    if (debitAccountId === undefined || creditAccountId === undefined) return undefined;
+    rows.push({ transferId: t.transferId, debitAccountId, creditAccountId, amount: t.amount, currency: t.debit.currency, state: 'PENDING', twoPhase: true, reason: t.reason, reference: t.reference });
+  }
+  return rows;
 }
 
 /**

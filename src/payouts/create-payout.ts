@@ -1,18 +1,19 @@
 // POST /v2/payouts: validate against the provider, price, reserve payoutAmt + transferFee from the
 // caller's prefund, and record the payout with its first event and its expiry queue row (read by
-// the expiry sweep in jobs.ts), all in one transaction. Creations are group-committed
-// (platform/batcher.ts) so that one hot prefund account takes one lock and one commit for many
-// payouts. Idempotent by sourceMemberPayoutId.
+// the expiry sweep in jobs.ts), all at once. Creations are group-committed (platform/batcher.ts)
+// so that one hot prefund account takes one lock and one commit for many payouts: one statement
+// for the batch when the prefund pays for all of it, else one transaction that refuses only the
+// payouts it cannot pay for. Idempotent by sourceMemberPayoutId.
 import { randomUUID } from 'node:crypto';
 import { legTransferId } from '../ledger/transfer-ids.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Db } from '../platform/database/pool.ts';
-import { withTransaction } from '../platform/database/transaction.ts';
+import { isTransientDatabaseError, withTransaction } from '../platform/database/transaction.ts';
 import { createBatcher } from '../platform/batcher.ts';
 import { requestFingerprint } from '../platform/idempotency.ts';
 import { formatMinor } from '../platform/money.ts';
 import { feesAccount, payoutClearingAccount, prefundAccount } from '../ledger/accounts.ts';
-import { createTransfers, type TransferGroup } from '../ledger/service.ts';
+import { createTransfers, isOverdraftRefusal, prepareReservations, type TransferGroup } from '../ledger/service.ts';
 import { createDirectory, type Directory } from '../members/directory.ts';
 import type { ProvidersService } from '../providers/service.ts';
 import type { CreatePayoutInput } from './input.ts';
@@ -38,6 +39,11 @@ const BATCH_CONCURRENCY_MAX = 1;
 const withEntityType = (person: Record<string, unknown>) => ({
   ...person,
   entityType: typeof person['companyName'] === 'string' && person['companyName'] !== '' ? 'BUSINESS' : 'INDIVIDUAL',
+});
+
+const withFirstEvent = (i: Priced) => ({
+  payout: i.payout,
+  firstEvent: statusEvent({ ...i.payout, cancellationStatus: null, cashoutStatus: null, rejectReason: null } as repo.PayoutRow, null),
 });
 
 interface Priced {
@@ -96,17 +102,31 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
   }
 
   /**
+   * Many creations in one statement, the common case: every account's id known, and the prefund
+   * enough for all of them. Undefined when that is not so (nothing written): runBatch then takes
+   * the transaction, which learns the ids and refuses only the payouts the prefund cannot pay for.
+   */
+  async function runAsOneStatement(items: Priced[]): Promise<BatchOutcome[] | undefined> {
+    const reservations = prepareReservations(items.map((i) => i.reservation), accountIds);
+    if (!reservations) return undefined;
+    try {
+      const inserted = await repo.insertReservedPayouts(deps.db, items.map(withFirstEvent), reservations);
+      return items.map((i): BatchOutcome => (inserted.has(i.payout.payoutId) ? { kind: 'CREATED' } : { kind: 'EXISTS' }));
+    } catch (error) {
+      if (isOverdraftRefusal(error) || isTransientDatabaseError(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
    * One transaction for many creations: insert the new ones with their events and expiry queue
    * rows, then reserve (the only step that locks the prefund account, so it comes last, just
    * before the commit), and take back out the few that the prefund cannot pay for.
    */
-  async function runBatch(items: Priced[]): Promise<BatchOutcome[]> {
+  async function runInTransaction(items: Priced[]): Promise<BatchOutcome[]> {
     const { outcomes, learned } = await withTransaction(deps.db, async (client) => {
       const learned = new Map<string, string>(); // per attempt: a rolled-back attempt's ids are forgotten
-      const inserted = await repo.insertPayouts(client, items.map((i) => ({
-        payout: i.payout,
-        firstEvent: statusEvent({ ...i.payout, cancellationStatus: null, cashoutStatus: null, rejectReason: null } as repo.PayoutRow, null),
-      })));
+      const inserted = await repo.insertPayouts(client, items.map(withFirstEvent));
       const fresh = items.filter((i) => inserted.has(i.payout.payoutId));
       const reserved = await createTransfers(client, fresh.map((i) => i.reservation), { twoPhase: true, accountIds: { known: accountIds, learned } });
       const refused = new Set(fresh.filter((_, index) => !reserved[index]!.ok).map((i) => i.payout.payoutId));
@@ -118,6 +138,8 @@ export function createPayoutCreator(deps: CreatePayoutDeps) {
     for (const [key, id] of learned) accountIds.set(key, id); // committed: safe to remember
     return outcomes;
   }
+
+  const runBatch = async (items: Priced[]) => (await runAsOneStatement(items)) ?? runInTransaction(items);
 
   const batcher = createBatcher<Priced, BatchOutcome>({
     run: runBatch,

@@ -4,6 +4,7 @@ import type { Queryable } from '../platform/database/pool.ts';
 import type { CancellationStatus, PayoutStatus, SubmissionState } from './lifecycle.ts';
 import type { PayoutMethod, Segment } from '../providers/model.ts';
 import { eventColumns, type NewEvent } from '../events/repo.ts';
+import { postingCtes, reservationCtes, reservationsParameter, type TransferRow } from '../ledger/repo.ts';
 import type { CreatePayoutResponse } from './schemas.ts';
 
 
@@ -103,6 +104,66 @@ export async function writeSubmissions(db: Queryable, rows: PayoutRow[], events:
   });
 }
 
+/** A submission's answer for the one-statement path: the payout as last read, what it becomes, its event. */
+export interface AnsweredSubmission {
+  expected: PayoutRow;
+  next: PayoutRow;
+  event: NewEvent;
+  /** Whether its reservation is posted (it was paid). */
+  posts: boolean;
+}
+
+/**
+ * Writes answered submissions in one statement, without a transaction of its own: each payout
+ * still exactly as `expected` (every column a change may write, unchanged since it was read; for
+ * one to be posted, its reservation still pending) is locked (in payout_id order), written as
+ * `next` with `submission_state` SUBMITTED, given its event, and its reservation posted
+ * (postingCtes). All of it or none of it commits. Answers the ids written; a payout that changed
+ * meanwhile is left as it is, for the caller to apply its answer under lock.
+ */
+export async function writeAnsweredSubmissions(db: Queryable, items: AnsweredSubmission[]): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  const input = items.map(({ expected: e, next: n, event, posts }) => ({
+    payout_id: e.payoutId, payout_status: e.payoutStatus, cashout_status: e.cashoutStatus, reject_reason: e.rejectReason,
+    cancellation_status: e.cancellationStatus, cancellation_reason: e.cancellationReason, submission_state: e.submissionState,
+    initiate_time: e.initiateTime, completion_time: e.completionTime, rejection_time: e.rejectionTime,
+    cancellation_time: e.cancellationTime, event_sequence: e.eventSequence,
+    next_status: n.payoutStatus, next_cashout: n.cashoutStatus, next_completion: n.completionTime, next_sequence: n.eventSequence,
+    posts, member_id: event.memberId, event_type: event.type, event_data: event.data,
+  }));
+  const { rows } = await db.query<{ payoutId: string }>({
+    name: 'payouts-write-answered',
+    text: `WITH u AS (
+             SELECT * FROM jsonb_to_recordset($1::jsonb) AS u(payout_id uuid, payout_status text, cashout_status text, reject_reason text,
+               cancellation_status text, cancellation_reason text, submission_state text, initiate_time timestamptz, completion_time timestamptz,
+               rejection_time timestamptz, cancellation_time timestamptz, event_sequence int, next_status text, next_cashout text,
+               next_completion timestamptz, next_sequence int, posts boolean, member_id text, event_type text, event_data jsonb)),
+           unchanged AS (
+             SELECT p.payout_id FROM payouts p JOIN u USING (payout_id)
+              WHERE p.payout_id = ANY($2::uuid[]) -- an index scan, whatever the estimate of u's rows
+                AND (p.payout_status, p.cashout_status, p.reject_reason, p.cancellation_status, p.cancellation_reason, p.submission_state,
+                     p.initiate_time, p.completion_time, p.rejection_time, p.cancellation_time, p.event_sequence)
+                    IS NOT DISTINCT FROM
+                    (u.payout_status, u.cashout_status, u.reject_reason, u.cancellation_status, u.cancellation_reason, u.submission_state,
+                     u.initiate_time, u.completion_time, u.rejection_time, u.cancellation_time, u.event_sequence)
+                AND (NOT u.posts OR EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.reference = p.payout_id::text AND t.state = 'PENDING'))
+              ORDER BY p.payout_id FOR UPDATE OF p),
+           written AS (
+             UPDATE payouts p SET payout_status = u.next_status, cashout_status = u.next_cashout, submission_state = 'SUBMITTED',
+                    completion_time = u.next_completion, event_sequence = u.next_sequence
+               FROM unchanged JOIN u USING (payout_id)
+              WHERE p.payout_id = unchanged.payout_id
+             RETURNING p.payout_id, u.posts),
+           ${postingCtes('IN (SELECT payout_id::text FROM written WHERE posts)')},
+           events AS (
+             INSERT INTO events (member_id, type, resource_id, sequence, data)
+             SELECT u.member_id, u.event_type, u.payout_id::text, u.next_sequence, u.event_data FROM u JOIN written USING (payout_id))
+           SELECT payout_id AS "payoutId" FROM written WHERE (SELECT count(*) FROM posted) >= 0`,
+    values: [JSON.stringify(input), items.map((i) => i.expected.payoutId)],
+  });
+  return new Set(rows.map((r) => r.payoutId));
+}
+
 export async function readPayout(db: Queryable, payoutId: string): Promise<PayoutRow | undefined> {
   const { rows } = await db.query<PayoutRow>(`SELECT ${COLUMNS} FROM payouts WHERE payout_id = $1`, [payoutId]);
   return rows[0];
@@ -120,24 +181,19 @@ export async function findBySourceMemberPayoutId(db: Queryable, memberId: string
 
 export type NewPayout = Omit<PayoutRow, 'cashoutStatus' | 'rejectReason' | 'cancellationStatus' | 'cancellationReason' | 'submissionState' | 'initiateTime' | 'completionTime' | 'rejectionTime' | 'cancellationTime'>;
 
-/**
- * Inserts the payouts whose sourceMemberPayoutId is new, each with its first event and its entry
- * in the expiry queue, in one statement; returns the ids actually inserted.
- */
-export async function insertPayouts(db: Queryable, items: Array<{ payout: NewPayout; firstEvent: NewEvent }>): Promise<Set<string>> {
-  const rows = items.map(({ payout: p, firstEvent }) => ({
-    first_event: firstEvent.data,
-    payout_id: p.payoutId, source_member_id: p.sourceMemberId, source_member_payout_id: p.sourceMemberPayoutId,
-    request_fingerprint: p.requestFingerprint, payout_provider_id: p.payoutProviderId, destination_member_id: p.destinationMemberId,
-    payout_method: p.payoutMethod, segment: p.segment, destination_ccy: p.destinationCcy, payout_amt: p.payoutAmt,
-    transfer_fee: p.transferFee, payout_status: p.payoutStatus, submission_state: 'NONE', sender: p.sender, beneficiary: p.beneficiary,
-    compliance_info: p.complianceInfo, sender_name: p.senderName, beneficiary_name: p.beneficiaryName,
-    sender_country: p.senderCountry, beneficiary_country: p.beneficiaryCountry, creation_time: p.creationTime.toISOString(),
-    expiry_time: p.expiryTime.toISOString(), event_sequence: p.eventSequence, create_response: p.createResponse,
-  }));
-  const { rows: inserted } = await db.query<{ payoutId: string }>({
-    name: 'payouts-insert-batch',
-    text: `WITH input AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(first_event jsonb, payout_id uuid)),
+const payoutInsertRows = (items: Array<{ payout: NewPayout; firstEvent: NewEvent }>) => JSON.stringify(items.map(({ payout: p, firstEvent }) => ({
+  first_event: firstEvent.data,
+  payout_id: p.payoutId, source_member_id: p.sourceMemberId, source_member_payout_id: p.sourceMemberPayoutId,
+  request_fingerprint: p.requestFingerprint, payout_provider_id: p.payoutProviderId, destination_member_id: p.destinationMemberId,
+  payout_method: p.payoutMethod, segment: p.segment, destination_ccy: p.destinationCcy, payout_amt: p.payoutAmt,
+  transfer_fee: p.transferFee, payout_status: p.payoutStatus, submission_state: 'NONE', sender: p.sender, beneficiary: p.beneficiary,
+  compliance_info: p.complianceInfo, sender_name: p.senderName, beneficiary_name: p.beneficiaryName,
+  sender_country: p.senderCountry, beneficiary_country: p.beneficiaryCountry, creation_time: p.creationTime.toISOString(),
+  expiry_time: p.expiryTime.toISOString(), event_sequence: p.eventSequence, create_response: p.createResponse,
+})));
+
+/** The new payouts of $1 (payoutInsertRows) with their first events and expiry queue entries; yields `inserted`. */
+const PAYOUT_INSERT_CTES = `input AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(first_event jsonb, payout_id uuid)),
      inserted AS (INSERT INTO payouts (payout_id, source_member_id, source_member_payout_id, request_fingerprint, payout_provider_id,
        destination_member_id, payout_method, segment, destination_ccy, payout_amt, transfer_fee, payout_status, submission_state,
        sender, beneficiary, compliance_info, sender_name, beneficiary_name, sender_country, beneficiary_country, creation_time,
@@ -152,9 +208,35 @@ export async function insertPayouts(db: Queryable, items: Array<{ payout: NewPay
      queued AS (INSERT INTO payout_expiry_queue (payout_id, expiry_time) SELECT payout_id, expiry_time FROM inserted),
      events AS (INSERT INTO events (member_id, type, resource_id, sequence, data)
        SELECT i.source_member_id, 'payout.status_changed', i.payout_id::text, i.event_sequence, input.first_event
-         FROM inserted i JOIN input USING (payout_id))
-     SELECT payout_id AS "payoutId" FROM inserted`,
-    values: [JSON.stringify(rows)],
+         FROM inserted i JOIN input USING (payout_id))`;
+
+/**
+ * Inserts the payouts whose sourceMemberPayoutId is new, each with its first event and its entry
+ * in the expiry queue, in one statement; returns the ids actually inserted.
+ */
+export async function insertPayouts(db: Queryable, items: Array<{ payout: NewPayout; firstEvent: NewEvent }>): Promise<Set<string>> {
+  const { rows: inserted } = await db.query<{ payoutId: string }>({
+    name: 'payouts-insert-batch',
+    text: `WITH ${PAYOUT_INSERT_CTES} SELECT payout_id AS "payoutId" FROM inserted`,
+    values: [payoutInsertRows(items)],
+  });
+  return new Set(inserted.map((r) => r.payoutId));
+}
+
+/**
+ * insertPayouts and the reservations of the payouts inserted (ledger reservationCtes, `$2`), in one
+ * statement with no transaction of its own: all of it commits, or none of it (a prefund that
+ * cannot pay for all of them fails it with SQLSTATE 23514). Returns the ids inserted.
+ */
+export async function insertReservedPayouts(
+  db: Queryable, items: Array<{ payout: NewPayout; firstEvent: NewEvent }>, reservations: TransferRow[],
+): Promise<Set<string>> {
+  const { rows: inserted } = await db.query<{ payoutId: string }>({
+    name: 'payouts-insert-reserved',
+    text: `WITH ${PAYOUT_INSERT_CTES},
+           ${reservationCtes('$2', 'SELECT payout_id::text FROM inserted')}
+           SELECT payout_id AS "payoutId" FROM inserted`,
+    values: [payoutInsertRows(items), reservationsParameter(reservations)],
   });
   return new Set(inserted.map((r) => r.payoutId));
 }

@@ -5,7 +5,7 @@
 // anything is sent again (doubt.ts), and rails answer a repeated id as they answered the first
 // time, so nothing is paid twice.
 import { type Db, type Queryable } from '../platform/database/pool.ts';
-import { withTransaction } from '../platform/database/transaction.ts';
+import { isTransientDatabaseError, withTransaction } from '../platform/database/transaction.ts';
 import type { Clock } from '../platform/clock.ts';
 import { applyToLocked, changeCancellation, lockLedgerFor, noteSubmission, statusEvent } from './apply.ts';
 import { applyPartnerStatus, markInDoubt, submissionAfter } from './doubt.ts';
@@ -95,6 +95,52 @@ interface Answer {
 }
 
 /**
+ * The common answer: a payout in its first submission (ACCP, SUBMITTING) confirmed, or taken as
+ * pending. Answers what it becomes and whether its reservation is posted; undefined for any other
+ * answer or state (applySubmitOutcome's cases).
+ */
+function commonAnswer(current: repo.PayoutRow, outcome: SubmitOutcome | undefined, now: Date): { row: repo.PayoutRow; posts: boolean } | undefined {
+  if (current.submissionState !== 'SUBMITTING' || current.payoutStatus !== 'ACCP') return undefined;
+  if (outcome?.outcome !== 'CONFIRMED' && outcome?.outcome !== 'PENDING') return undefined;
+  const transition = findTransition(current.payoutStatus, outcome.outcome === 'CONFIRMED' ? 'SUBMIT_CONFIRMED' : 'SUBMIT_PENDING');
+  if (!transition) return undefined;
+  const row: repo.PayoutRow = {
+    ...current,
+    payoutStatus: transition.to,
+    cashoutStatus: outcome.cashoutStatus ?? current.cashoutStatus,
+    submissionState: 'SUBMITTED',
+    completionTime: transition.to === 'PRCD' ? now : current.completionTime,
+    eventSequence: current.eventSequence + 1,
+  };
+  return { row, posts: transition.ledger === 'POST' };
+}
+
+/**
+ * Common answers for payouts as they were when claimed, written in one statement with no
+ * transaction round trips (repo.writeAnsweredSubmissions: it writes only payouts still exactly as
+ * claimed). Answers the payouts written; the caller applies the rest under lock, where an answer
+ * for a payout that has moved on meanwhile is checked against it as usual.
+ */
+async function writeCommonAnswers(db: Db, answers: Answer[], now: Date): Promise<Map<string, repo.PayoutRow>> {
+  const items: repo.AnsweredSubmission[] = [];
+  const seen = new Set<string>();
+  for (const { row, outcome } of answers) {
+    if (seen.has(row.payoutId)) continue; // the same payout twice in a batch: the first answer counts
+    seen.add(row.payoutId);
+    const common = commonAnswer(row, outcome, now);
+    if (common) items.push({ expected: row, next: common.row, event: statusEvent(common.row, 'ACCP'), posts: common.posts });
+  }
+  let written: Set<string>;
+  try {
+    written = await repo.writeAnsweredSubmissions(db, items);
+  } catch (error) {
+    if (!isTransientDatabaseError(error)) throw error;
+    written = new Set(); // it lost a race (a deadlock): the transaction, which retries, takes them all
+  }
+  return new Map(items.filter((i) => written.has(i.next.payoutId)).map((i) => [i.next.payoutId, i.next]));
+}
+
+/**
  * Applies many partner answers in one transaction. The common ones (an ACCP payout confirmed, or
  * taken as pending) are written set-wise: one statement each to post, to update and to record
  * the events. Anything else goes through applySubmitOutcome, one by one, in the same transaction.
@@ -110,24 +156,13 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
     seen.add(row.payoutId);
     const current = locked.get(row.payoutId);
     if (!current) throw new Error(`payout ${row.payoutId} vanished`);
-    const event = current.submissionState === 'SUBMITTING' && current.payoutStatus === 'ACCP'
-      ? (outcome?.outcome === 'CONFIRMED' ? 'SUBMIT_CONFIRMED' : outcome?.outcome === 'PENDING' ? 'SUBMIT_PENDING' : undefined)
-      : undefined;
-    const transition = event && findTransition(current.payoutStatus, event);
-    if (!transition || !outcome || outcome.outcome === 'REJECTED') {
+    const common = commonAnswer(current, outcome, now);
+    if (!common) {
       slow.push({ row: current, outcome, check });
       continue;
     }
-    const next: repo.PayoutRow = {
-      ...current,
-      payoutStatus: transition.to,
-      cashoutStatus: outcome.cashoutStatus ?? current.cashoutStatus,
-      submissionState: 'SUBMITTED',
-      completionTime: transition.to === 'PRCD' ? now : current.completionTime,
-      eventSequence: current.eventSequence + 1,
-    };
-    fast.push({ row: next, posts: transition.ledger === 'POST' });
-    done.set(row.payoutId, next);
+    fast.push(common);
+    done.set(row.payoutId, common.row);
   }
   // the rest one by one, the ledger accounts of all their voids locked first (ledger LOCK ORDER)
   await lockLedgerFor(client, slow.map(({ row, outcome }) => ({ row, event: answerEvent(row, outcome) })));
@@ -138,10 +173,23 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
   return answers.map((a) => done.get(a.row.payoutId)!);
 }
 
-/** Group-commits partner answers (see platform/batcher.ts). */
+/**
+ * Group-commits partner answers (see platform/batcher.ts): the common ones in one statement
+ * (writeCommonAnswers), the rest, and any payout that changed since its claim, in a transaction.
+ */
 export function createAnswerApplier(deps: { db: Db; clock: Clock; alarm: Alarm }) {
+  async function applyBatch(answers: Answer[]): Promise<repo.PayoutRow[]> {
+    const now = deps.clock.now();
+    const applied = await writeCommonAnswers(deps.db, answers, now);
+    const rest = answers.filter((a) => !applied.has(a.row.payoutId));
+    if (rest.length > 0) {
+      const rows = await withTransaction(deps.db, (client) => applyAnswers(client, rest, now, deps.alarm));
+      rest.forEach((a, i) => applied.set(a.row.payoutId, rows[i]!));
+    }
+    return answers.map((a) => applied.get(a.row.payoutId)!);
+  }
   const batcher = createBatcher<Answer, repo.PayoutRow>({
-    run: (answers) => withTransaction(deps.db, (client) => applyAnswers(client, answers, deps.clock.now(), deps.alarm)),
+    run: applyBatch,
     batchSizeMax: 100,
     concurrencyMax: 1,
   });
