@@ -132,10 +132,24 @@ export function heldAccounts(db: Queryable): string[] {
   return [...((transactionScope(db)?.get(HELD) as Set<string> | undefined) ?? [])];
 }
 
-export async function createTransfers(db: Queryable, groups: TransferGroup[], options: TransferOptions): Promise<GroupResult[]> {
+/** The groups' transfers, each checked, their ids unique. */
+function checkedTransfers(groups: TransferGroup[]): TransferInput[] {
   const all = groups.flat();
   all.forEach(checkInput);
   assert.equal(new Set(all.map((t) => t.transferId)).size, all.length, 'transfer ids are unique');
+  return all;
+}
+
+/** A transfer as recorded, between the accounts of the ids given. */
+function transferRow(t: TransferInput, debitAccountId: string, creditAccountId: string, twoPhase: boolean): repo.TransferRow {
+  return {
+    transferId: t.transferId, debitAccountId, creditAccountId, amount: t.amount, currency: t.debit.currency,
+    state: twoPhase ? 'PENDING' : 'POSTED', twoPhase, reason: t.reason, reference: t.reference,
+  };
+}
+
+export async function createTransfers(db: Queryable, groups: TransferGroup[], options: TransferOptions): Promise<GroupResult[]> {
+  const all = checkedTransfers(groups);
   if (all.length === 0) return [];
   const ids = await accountIdsFor(db, all.flatMap((t) => [t.debit, t.credit]), options);
   const accounts = await lockInOrder(db, [...new Set(all.flatMap((t) => [ids.get(accountKey(t.debit))!, ids.get(accountKey(t.credit))!]))]);
@@ -161,19 +175,7 @@ export async function createTransfers(db: Queryable, groups: TransferGroup[], op
       continue;
     }
     for (const [id, delta] of trial) deltas.set(id, delta);
-    for (const t of group) {
-      accepted.push({
-        transferId: t.transferId,
-        debitAccountId: ids.get(accountKey(t.debit))!,
-        creditAccountId: ids.get(accountKey(t.credit))!,
-        amount: t.amount,
-        currency: t.debit.currency,
-        state: options.twoPhase ? 'PENDING' : 'POSTED',
-        twoPhase: options.twoPhase,
-        reason: t.reason,
-        reference: t.reference,
-      });
-    }
+    for (const t of group) accepted.push(transferRow(t, ids.get(accountKey(t.debit))!, ids.get(accountKey(t.credit))!, options.twoPhase));
     results.push({ ok: true });
   }
   await repo.recordTransfers(db, accepted, deltas);
@@ -195,16 +197,13 @@ export function isOverdraftRefusal(error: unknown): boolean {
  * constraint refuses the statement, and the caller takes createTransfers for the batch).
  */
 export function prepareReservations(groups: TransferGroup[], known: ReadonlyMap<string, string>): repo.TransferRow[] | undefined {
-  const all = groups.flat();
-  all.forEach(checkInput);
-  assert.equal(new Set(all.map((t) => t.transferId)).size, all.length, 'transfer ids are unique');
   const rows: repo.TransferRow[] = [];
-  for (const t of all) {
+  for (const t of checkedTransfers(groups)) {
     assert.ok(mayOverdraw(t.credit), `transfer ${t.transferId}: a no-overdraft account takes posted credits only`);
     const debitAccountId = known.get(accountKey(t.debit));
     const creditAccountId = known.get(accountKey(t.credit));
     if (debitAccountId === undefined || creditAccountId === undefined) return undefined;
-    rows.push({ transferId: t.transferId, debitAccountId, creditAccountId, amount: t.amount, currency: t.debit.currency, state: 'PENDING', twoPhase: true, reason: t.reason, reference: t.reference });
+    rows.push(transferRow(t, debitAccountId, creditAccountId, true));
   }
   return rows;
 }

@@ -94,6 +94,12 @@ interface Answer {
   check?: number;
 }
 
+/** Each payout's first answer: the same payout twice in a batch counts once, as first answered. */
+function firstPerPayout(answers: Answer[]): Answer[] {
+  const seen = new Set<string>();
+  return answers.filter((a) => !seen.has(a.row.payoutId) && seen.add(a.row.payoutId));
+}
+
 /**
  * The common answer: a payout in its first submission (ACCP, SUBMITTING) confirmed, or taken as
  * pending. Answers what it becomes and whether its reservation is posted; undefined for any other
@@ -123,10 +129,7 @@ function commonAnswer(current: repo.PayoutRow, outcome: SubmitOutcome | undefine
  */
 async function writeCommonAnswers(db: Db, answers: Answer[], now: Date): Promise<Map<string, repo.PayoutRow>> {
   const items: repo.AnsweredSubmission[] = [];
-  const seen = new Set<string>();
-  for (const { row, outcome } of answers) {
-    if (seen.has(row.payoutId)) continue; // the same payout twice in a batch: the first answer counts
-    seen.add(row.payoutId);
+  for (const { row, outcome } of firstPerPayout(answers)) {
     const common = commonAnswer(row, outcome, now);
     if (common) items.push({ expected: row, next: common.row, event: statusEvent(common.row, 'ACCP'), posts: common.posts });
   }
@@ -150,10 +153,7 @@ export async function applyAnswers(client: Queryable, answers: Answer[], now: Da
   const done = new Map<string, repo.PayoutRow>();
   const fast: Array<{ row: repo.PayoutRow; posts: boolean }> = [];
   const slow: Array<{ row: repo.PayoutRow; outcome: SubmitOutcome | undefined; check: number }> = [];
-  const seen = new Set<string>();
-  for (const { row, outcome, check = 0 } of answers) {
-    if (seen.has(row.payoutId)) continue; // the same payout twice in a batch: the first answer counts
-    seen.add(row.payoutId);
+  for (const { row, outcome, check = 0 } of firstPerPayout(answers)) {
     const current = locked.get(row.payoutId);
     if (!current) throw new Error(`payout ${row.payoutId} vanished`);
     const common = commonAnswer(current, outcome, now);
